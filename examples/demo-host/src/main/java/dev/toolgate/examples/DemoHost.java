@@ -1,0 +1,207 @@
+package dev.toolgate.examples;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.access.AccessDecision;
+import dev.toolgate.access.Principal;
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.gate.Applied;
+import dev.toolgate.gate.Approval;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.Executed;
+import dev.toolgate.gate.InboxResult;
+import dev.toolgate.gate.PendingProposal;
+import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.json.FieldChange;
+import dev.toolgate.json.Json;
+import dev.toolgate.policy.PermissionMode;
+import dev.toolgate.tool.RegisteredTool;
+import dev.toolgate.tool.ToolDescriptor;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The runnable demo: a host that embeds Toolgate, with the {@code incident} and {@code catalog}
+ * plugins found on the classpath through {@code META-INF/services}. It walks through what Toolgate
+ * does for a host, printing each step.
+ *
+ * <pre>
+ * ./mvnw -q -pl examples/demo-host -am compile exec:java                      # H2 file in ~/.toolgate
+ * ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.args="--db jdbc:postgresql://127.0.0.1:5432/test?user=postgres"
+ * ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.args="--db memory"
+ * </pre>
+ */
+public final class DemoHost {
+
+    private final PrintStream out;
+    private final Toolgate gate;
+    private final String session = "demo-" + UUID.randomUUID().toString().substring(0, 8);
+
+    private DemoHost(PrintStream out, Toolgate gate) {
+        this.out = out;
+        this.gate = gate;
+    }
+
+    public static void main(String[] args) {
+        run(args, System.out);
+    }
+
+    /** Runs the demo, printing to {@code out}. */
+    public static void run(String[] args, PrintStream out) {
+        try (Toolgate gate = DemoPrincipals.configure(Toolgate.builder(), args).build()) {
+            new DemoHost(out, gate).tour();
+        }
+    }
+
+    private CallContext as(Principal principal) {
+        return CallContext.of(principal).withTenant("acme").withSession(session).withTransport("demo");
+    }
+
+    private void tour() {
+        heading("Toolgate demo (store: " + DemoPrincipals.storeDescription() + ", session " + session + ")");
+        whoSeesWhat();
+        schemaOfOneTool();
+        aReadCall();
+        proposeAndApply();
+        confirmCardAndOperatorApproval();
+        autoMode();
+        auditTrail();
+    }
+
+    private void whoSeesWhat() {
+        heading("1. Which tools each principal is offered, and why the others are hidden");
+        for (Principal principal : DemoPrincipals.all()) {
+            out.printf("%s %s%n", principal.key(), principal.accessRules());
+            for (RegisteredTool tool : gate.registry().tools()) {
+                AccessDecision decision = gate.resolver().decide(principal, tool);
+                out.printf("   %s %-22s %s%n", decision.allowed() ? "sees  " : "hidden", tool.name(),
+                        decision.allowed() ? tool.effect().wireName() : "(" + reason(decision) + ")");
+            }
+        }
+    }
+
+    private static String reason(AccessDecision decision) {
+        return switch (decision.reason()) {
+            case MISSING_RULES -> "missing " + String.join(", ", decision.missingRules());
+            case SERVICE_PRINCIPAL -> "service principals never drive tools";
+            case ALLOWED -> "";
+        };
+    }
+
+    private void schemaOfOneTool() {
+        heading("2. What the model is given for incident.create (the one serializer)");
+        ToolDescriptor descriptor = gate.registry().find("incident.create").orElseThrow().descriptor();
+        out.println(descriptor.toJson().toPrettyString());
+    }
+
+    private void aReadCall() {
+        heading("3. bob calls catalog.listSystems: a read runs directly");
+        Executed result = (Executed) gate.call(as(DemoPrincipals.BOB), "catalog.listSystems", "{}");
+        out.println(result.result().toPrettyString());
+    }
+
+    private void proposeAndApply() {
+        heading("4. carol asks for incident.create: a dry-run and a proposal, nothing created yet");
+        String draft = "{\"systemId\":\"db\",\"title\":\"Primary DB refusing connections\",\"severity\":\"CRITICAL\"}";
+        Proposal proposal = (Proposal) gate.call(as(DemoPrincipals.CAROL), "incident.create", draft);
+        out.println("status:  " + proposal.status());
+        out.println("summary: " + proposal.summary());
+        out.println("payload: " + Json.write(proposal.payload()));
+        out.println("token:   " + proposal.token().substring(0, 24) + "... (single use, expires " + proposal.expiresAt() + ")");
+
+        out.println();
+        out.println("carol consents and applies the token (only the stored payload runs):");
+        Applied applied = gate.apply(as(DemoPrincipals.CAROL), proposal.token());
+        out.println("  applied -> " + Json.write(applied.result()));
+
+        out.println("carol applies the same token again:");
+        refused(() -> gate.apply(as(DemoPrincipals.CAROL), proposal.token()));
+
+        out.println("bob is not offered incident.create, and cannot propose it either:");
+        out.println("  bob's tools: " + gate.listTools(DemoPrincipals.BOB).stream().map(ToolDescriptor::name).toList());
+        refused(() -> gate.call(as(DemoPrincipals.BOB), "incident.create", draft));
+
+        out.println("a draft naming a system that does not exist is feedback for the model, not an operator error:");
+        try {
+            gate.call(as(DemoPrincipals.CAROL), "incident.create", "{\"systemId\":\"Database\",\"title\":\"DB down\",\"severity\":\"HIGH\"}");
+        } catch (dev.toolgate.tool.ToolValidationException e) {
+            out.println("  feedback: " + e.feedback().issues());
+        }
+    }
+
+    private void confirmCardAndOperatorApproval() {
+        heading("5. A confirm card with a diff, decided by an operator in the inbox");
+        String incident = gate.call(as(DemoPrincipals.CAROL), "incident.list", "{}").toJson().at("/result/0/id").asString();
+        Proposal update = (Proposal) gate.call(as(DemoPrincipals.CAROL), "incident.update",
+                "{\"id\":\"" + incident + "\",\"severity\":\"CRITICAL\",\"status\":\"MITIGATED\"}");
+        card(update.summary(), update.diff());
+
+        out.println("alice's inbox (she holds the approver rule):");
+        for (PendingProposal pending : gate.pending(as(DemoPrincipals.ALICE), session)) {
+            out.printf("  %s  %s  proposed by %s%n", pending.callId(), pending.summary(), pending.proposer());
+        }
+        InboxResult decision = gate.approve(as(DemoPrincipals.ALICE), update.callId(), Approval.once("severity confirmed by on-call"));
+        out.println("alice approves once -> " + Json.write(((InboxResult.Approved) decision).applied().result()));
+        out.println("alice approves it again -> " + ((InboxResult.NotPending) gate.approve(as(DemoPrincipals.ALICE),
+                update.callId(), Approval.once())).message());
+    }
+
+    private void autoMode() {
+        heading("6. AUTO permission mode: mutations apply in one visible step, destructive ones still ask");
+        CallContext auto = as(DemoPrincipals.CAROL).withPermissionMode(PermissionMode.AUTO);
+        Applied created = (Applied) gate.call(auto, "incident.create",
+                "{\"systemId\":\"web\",\"title\":\"Checkout page slow\",\"severity\":\"MEDIUM\"}");
+        out.println("incident.create in AUTO -> applied card:");
+        card(created.summary(), created.diff());
+        out.println("  result: " + Json.write(created.result()));
+
+        String id = created.result().get("id").asString();
+        CallResult delete = gate.call(auto, "incident.delete", "{\"id\":\"" + id + "\"}");
+        out.println("incident.delete in AUTO -> " + delete.status() + ": " + ((Proposal) delete).summary());
+        gate.reject(as(DemoPrincipals.ALICE), delete.callId(), "keep it for the postmortem");
+        out.println("alice rejects it; the incident stays.");
+    }
+
+    private void auditTrail() {
+        heading("7. The audit trail of this session (arguments are only hashed; results redacted and capped)");
+        List<CallRecord> records = gate.findCalls(CallQuery.latest(100).session(session));
+        for (CallRecord r : reversed(records)) {
+            out.printf("  %-19s %-10s %-20s by %-13s mode %-16s args %s...%s%n", r.createdAt().toString().substring(0, 19),
+                    r.status().wireName(), r.toolName(), r.principal(), r.mode().wireName(), r.argumentsHash().substring(0, 12),
+                    r.appliedBy() == null ? "" : "  applied by " + r.appliedBy());
+        }
+    }
+
+    private void card(String summary, List<FieldChange> diff) {
+        out.println("  +--------------------------------------------------------------");
+        out.println("  | " + summary);
+        for (FieldChange change : diff) {
+            out.printf("  |   %-12s %s -> %s%n", change.path(), change.before() == null ? "(none)" : Json.write(change.before()),
+                    change.after() == null ? "(removed)" : Json.write(change.after()));
+        }
+        out.println("  +--------------------------------------------------------------");
+    }
+
+    private void refused(Runnable action) {
+        try {
+            action.run();
+            out.println("  (unexpectedly allowed)");
+        } catch (ProposeApplyException e) {
+            out.println("  refused [" + e.code() + "]: " + e.getMessage());
+        }
+    }
+
+    private void heading(String title) {
+        out.println();
+        out.println("== " + title);
+    }
+
+    private static <T> List<T> reversed(List<T> list) {
+        List<T> copy = new java.util.ArrayList<>(list);
+        java.util.Collections.reverse(copy);
+        return copy;
+    }
+}

@@ -1,0 +1,6 @@
+package dev.toolgate.examples.plugin;
+
+/** How bad an incident is. */
+public enum Severity {
+    LOW, MEDIUM, HIGH, CRITICAL
+}

@@ -1,0 +1,39 @@
+package dev.toolgate;
+
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ToolCallEvent;
+import dev.toolgate.audit.ToolCallListener;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Tells listeners about outcomes; a failing listener is logged and never breaks a call. */
+final class Events {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Toolgate.class);
+
+    private final List<ToolCallListener> listeners;
+
+    Events(List<ToolCallListener> listeners) {
+        this.listeners = List.copyOf(listeners);
+    }
+
+    void publish(CallRecord record, CallStatus status, PrincipalRef actor, long startNanos) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        ToolCallEvent event = new ToolCallEvent(record.id(), record.toolName(), record.effect(), status, actor,
+                record.tenantId(), record.transport(), Duration.ofNanos(System.nanoTime() - startNanos));
+        for (ToolCallListener listener : listeners) {
+            try {
+                listener.onCall(event);
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("Tool call listener {} failed on {} {}; the call is unaffected", listener.getClass().getName(),
+                        event.toolName(), status.wireName(), e);
+            }
+        }
+    }
+}

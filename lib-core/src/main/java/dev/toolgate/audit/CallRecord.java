@@ -1,0 +1,212 @@
+package dev.toolgate.audit;
+
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.ModeSource;
+import dev.toolgate.tool.Effect;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One row of the audit trail: one call of a tool, and for a proposal its whole life (the proposed row
+ * is also the token store). Immutable; stores build new versions with {@link #toBuilder()}.
+ *
+ * <p>What is never stored: the raw arguments (only {@link #argumentsHash()}, the SHA-256 of their
+ * canonical JSON), the token's nonce (only {@link #tokenDigest()}, its SHA-256, so reading the database
+ * does not let anyone apply), unredacted results or error messages. {@link #payloadJson()} holds the
+ * validated payload of a proposal because it is exactly what apply will run.
+ *
+ * @param id             the call id (a UUID)
+ * @param toolName       the qualified tool name
+ * @param effect         the tool's effect
+ * @param principal      who made the call (for a proposal: the proposer)
+ * @param tenantId       tenant (organization), or null
+ * @param sessionId      session or conversation, or null
+ * @param automationId   automation, or null
+ * @param transport      how the call arrived ({@code mcp}, {@code chat}, {@code java} ...)
+ * @param status         the current status
+ * @param mode           the resolved policy mode
+ * @param modeSource     where the mode came from
+ * @param argumentsHash  SHA-256 hex of the canonical JSON of the arguments
+ * @param createdAt      when the call was admitted (store time)
+ * @param summary        the proposal summary, or null
+ * @param payloadJson    the validated payload of a proposal, or null
+ * @param diffJson       the proposal's before/after diff as a JSON array, or null
+ * @param tokenDigest    SHA-256 hex of the proposal token's nonce, or null
+ * @param expiresAt      when the proposal expires (store time), or null
+ * @param resultJson     the redacted, size-capped result, or null
+ * @param error          the redacted error message, or null
+ * @param completedAt    when the outcome was recorded, or null
+ * @param durationMillis how long the tool code ran, or null
+ * @param appliedBy      who applied or approved the proposal, or null
+ * @param appliedAt      when the proposal was claimed for apply, or null
+ * @param decidedBy      the operator who approved, rejected or edited it, or null
+ * @param decisionReason why (an operator's reason, {@code policy}, {@code pending_limit}), or null
+ * @param supersedes     the proposal this one replaced after an operator's edit, or null
+ * @param supersededBy   the proposal that replaced this one, or null
+ */
+public record CallRecord(
+        String id,
+        String toolName,
+        Effect effect,
+        PrincipalRef principal,
+        String tenantId,
+        String sessionId,
+        String automationId,
+        String transport,
+        CallStatus status,
+        Mode mode,
+        ModeSource modeSource,
+        String argumentsHash,
+        Instant createdAt,
+        String summary,
+        String payloadJson,
+        String diffJson,
+        String tokenDigest,
+        Instant expiresAt,
+        String resultJson,
+        String error,
+        Instant completedAt,
+        Long durationMillis,
+        PrincipalRef appliedBy,
+        Instant appliedAt,
+        PrincipalRef decidedBy,
+        String decisionReason,
+        String supersedes,
+        String supersededBy) {
+
+    public CallRecord {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(toolName, "toolName");
+        Objects.requireNonNull(effect, "effect");
+        Objects.requireNonNull(principal, "principal");
+        Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(modeSource, "modeSource");
+        Objects.requireNonNull(argumentsHash, "argumentsHash");
+    }
+
+    /** A builder starting from this record. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** A builder for a new record. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** True while a proposal waits and its expiry has not passed at {@code now}. */
+    public boolean pendingAt(Instant now) {
+        return status == CallStatus.PROPOSED && expiresAt != null && expiresAt.isAfter(now);
+    }
+
+    @Override
+    public String toString() {
+        return "CallRecord[" + id + ", " + toolName + ", " + status.wireName() + ", " + principal + "]";
+    }
+
+    /** Builds {@link CallRecord}s; not thread-safe. */
+    public static final class Builder {
+        private String id;
+        private String toolName;
+        private Effect effect;
+        private PrincipalRef principal;
+        private String tenantId;
+        private String sessionId;
+        private String automationId;
+        private String transport;
+        private CallStatus status;
+        private Mode mode;
+        private ModeSource modeSource;
+        private String argumentsHash;
+        private Instant createdAt;
+        private String summary;
+        private String payloadJson;
+        private String diffJson;
+        private String tokenDigest;
+        private Instant expiresAt;
+        private String resultJson;
+        private String error;
+        private Instant completedAt;
+        private Long durationMillis;
+        private PrincipalRef appliedBy;
+        private Instant appliedAt;
+        private PrincipalRef decidedBy;
+        private String decisionReason;
+        private String supersedes;
+        private String supersededBy;
+
+        Builder() {
+        }
+
+        Builder(CallRecord r) {
+            id = r.id;
+            toolName = r.toolName;
+            effect = r.effect;
+            principal = r.principal;
+            tenantId = r.tenantId;
+            sessionId = r.sessionId;
+            automationId = r.automationId;
+            transport = r.transport;
+            status = r.status;
+            mode = r.mode;
+            modeSource = r.modeSource;
+            argumentsHash = r.argumentsHash;
+            createdAt = r.createdAt;
+            summary = r.summary;
+            payloadJson = r.payloadJson;
+            diffJson = r.diffJson;
+            tokenDigest = r.tokenDigest;
+            expiresAt = r.expiresAt;
+            resultJson = r.resultJson;
+            error = r.error;
+            completedAt = r.completedAt;
+            durationMillis = r.durationMillis;
+            appliedBy = r.appliedBy;
+            appliedAt = r.appliedAt;
+            decidedBy = r.decidedBy;
+            decisionReason = r.decisionReason;
+            supersedes = r.supersedes;
+            supersededBy = r.supersededBy;
+        }
+
+        public Builder id(String v) { id = v; return this; }
+        public Builder toolName(String v) { toolName = v; return this; }
+        public Builder effect(Effect v) { effect = v; return this; }
+        public Builder principal(PrincipalRef v) { principal = v; return this; }
+        public Builder tenantId(String v) { tenantId = v; return this; }
+        public Builder sessionId(String v) { sessionId = v; return this; }
+        public Builder automationId(String v) { automationId = v; return this; }
+        public Builder transport(String v) { transport = v; return this; }
+        public Builder status(CallStatus v) { status = v; return this; }
+        public Builder mode(Mode v) { mode = v; return this; }
+        public Builder modeSource(ModeSource v) { modeSource = v; return this; }
+        public Builder argumentsHash(String v) { argumentsHash = v; return this; }
+        public Builder createdAt(Instant v) { createdAt = v; return this; }
+        public Builder summary(String v) { summary = v; return this; }
+        public Builder payloadJson(String v) { payloadJson = v; return this; }
+        public Builder diffJson(String v) { diffJson = v; return this; }
+        public Builder tokenDigest(String v) { tokenDigest = v; return this; }
+        public Builder expiresAt(Instant v) { expiresAt = v; return this; }
+        public Builder resultJson(String v) { resultJson = v; return this; }
+        public Builder error(String v) { error = v; return this; }
+        public Builder completedAt(Instant v) { completedAt = v; return this; }
+        public Builder durationMillis(Long v) { durationMillis = v; return this; }
+        public Builder appliedBy(PrincipalRef v) { appliedBy = v; return this; }
+        public Builder appliedAt(Instant v) { appliedAt = v; return this; }
+        public Builder decidedBy(PrincipalRef v) { decidedBy = v; return this; }
+        public Builder decisionReason(String v) { decisionReason = v; return this; }
+        public Builder supersedes(String v) { supersedes = v; return this; }
+        public Builder supersededBy(String v) { supersededBy = v; return this; }
+
+        /** Builds the record; id, tool, effect, principal, transport, status, mode and hash are required. */
+        public CallRecord build() {
+            return new CallRecord(id, toolName, effect, principal, tenantId, sessionId, automationId, transport, status,
+                    mode, modeSource, argumentsHash, createdAt, summary, payloadJson, diffJson, tokenDigest, expiresAt,
+                    resultJson, error, completedAt, durationMillis, appliedBy, appliedAt, decidedBy, decisionReason,
+                    supersedes, supersededBy);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.toolgate.audit;
+
+/**
+ * Receives an event for every call outcome (executed, proposed, applied, failed, invalid, denied,
+ * rejected, expired). Events carry metadata only; see {@link ToolCallEvent}.
+ *
+ * <p>Listeners run synchronously on the calling thread after the outcome is stored, so keep them
+ * fast or hand off. An exception from a listener is logged and never breaks the call. Register one
+ * with the builder or in {@code META-INF/services/dev.toolgate.audit.ToolCallListener}.
+ */
+@FunctionalInterface
+public interface ToolCallListener {
+
+    /** Called once per outcome. */
+    void onCall(ToolCallEvent event);
+}

@@ -1,0 +1,35 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.access.Resolver;
+import dev.toolgate.audit.ToolCallListener;
+import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.spi.ToolgateStore;
+import dev.toolgate.tool.ToolRegistry;
+import java.util.List;
+import java.util.Objects;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Everything an engine is built from, as assembled by the {@code Toolgate} builder.
+ *
+ * @param registry  the tools
+ * @param resolver  the access predicate
+ * @param budget    the per-principal limits
+ * @param store     the storage backend
+ * @param settings  the tunables
+ * @param listeners the call listeners
+ * @param mapper    the JSON mapper
+ */
+public record EngineContext(ToolRegistry registry, Resolver resolver, ToolBudget budget, ToolgateStore store,
+                            GateSettings settings, List<ToolCallListener> listeners, JsonMapper mapper) {
+
+    public EngineContext {
+        Objects.requireNonNull(registry, "registry");
+        Objects.requireNonNull(resolver, "resolver");
+        Objects.requireNonNull(budget, "budget");
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(settings, "settings");
+        listeners = List.copyOf(listeners);
+        Objects.requireNonNull(mapper, "mapper");
+    }
+}

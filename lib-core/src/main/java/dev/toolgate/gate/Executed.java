@@ -1,0 +1,38 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.json.Json;
+import java.util.Objects;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A tool ran directly (a read under ALLOW).
+ *
+ * @param callId    the audit record id
+ * @param toolName  the tool
+ * @param result    the result, redacted and size-capped
+ * @param truncated true if the result was pruned to fit the cap
+ */
+public record Executed(String callId, String toolName, JsonNode result, boolean truncated) implements CallResult {
+
+    public Executed {
+        Objects.requireNonNull(callId, "callId");
+        Objects.requireNonNull(toolName, "toolName");
+        Objects.requireNonNull(result, "result");
+    }
+
+    @Override
+    public String status() {
+        return "executed";
+    }
+
+    @Override
+    public ObjectNode toJson() {
+        ObjectNode json = Json.object();
+        json.put("status", status());
+        json.put("callId", callId);
+        json.put("tool", toolName);
+        json.set("result", result.deepCopy());
+        return json;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.audit.CallStatus;
+import java.util.Objects;
+
+/** What an operator's decision on a proposal did. */
+public sealed interface InboxResult {
+
+    /** The proposal decided on. */
+    String callId();
+
+    /** Approved: the stored payload ran once. */
+    record Approved(String callId, Applied applied) implements InboxResult {
+        public Approved {
+            Objects.requireNonNull(callId, "callId");
+            Objects.requireNonNull(applied, "applied");
+        }
+    }
+
+    /** Rejected: the proposal will never run. */
+    record Rejected(String callId, String reason) implements InboxResult {
+        public Rejected {
+            Objects.requireNonNull(callId, "callId");
+        }
+    }
+
+    /**
+     * Edited: a new proposal (new dry-run, new policy decision, new token) replaced this one, which
+     * is now {@code superseded}.
+     */
+    record Edited(String callId, CallResult replacement) implements InboxResult {
+        public Edited {
+            Objects.requireNonNull(callId, "callId");
+            Objects.requireNonNull(replacement, "replacement");
+        }
+    }
+
+    /**
+     * Nothing happened: the proposal was no longer pending (applied, rejected, expired, superseded,
+     * perhaps by another operator or instance). A decision never revives a proposal.
+     */
+    record NotPending(String callId, CallStatus status) implements InboxResult {
+        public NotPending {
+            Objects.requireNonNull(callId, "callId");
+            Objects.requireNonNull(status, "status");
+        }
+
+        /** For the operator: refresh the inbox. */
+        public String message() {
+            return "Proposal " + callId + " is no longer pending (" + status.wireName()
+                    + "); nothing was changed. Refresh the inbox.";
+        }
+    }
+}

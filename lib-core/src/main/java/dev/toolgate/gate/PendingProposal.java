@@ -1,0 +1,41 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.json.FieldChange;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.ModeSource;
+import dev.toolgate.tool.Effect;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A proposal waiting in the inbox, with what an operator needs to decide. It carries no token:
+ * operators approve by {@link #callId()}.
+ *
+ * @param callId     the proposal id
+ * @param toolName   the tool
+ * @param effect     the tool's effect
+ * @param proposer   who proposed it
+ * @param tenantId   tenant, or null
+ * @param sessionId  session, or null
+ * @param summary    the dry-run's summary
+ * @param payload    what approval will execute
+ * @param diff       before/after changes
+ * @param createdAt  when it was proposed
+ * @param expiresAt  when it expires
+ * @param mode       the policy mode recorded at propose time
+ * @param modeSource where the mode came from
+ * @param supersedes the proposal it replaced after an edit, or null
+ */
+public record PendingProposal(String callId, String toolName, Effect effect, PrincipalRef proposer, String tenantId,
+                              String sessionId, String summary, JsonNode payload, List<FieldChange> diff,
+                              Instant createdAt, Instant expiresAt, Mode mode, ModeSource modeSource,
+                              String supersedes) {
+
+    public PendingProposal {
+        Objects.requireNonNull(callId, "callId");
+        diff = List.copyOf(diff);
+    }
+}

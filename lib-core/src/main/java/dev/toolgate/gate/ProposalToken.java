@@ -1,0 +1,124 @@
+package dev.toolgate.gate;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A proposal's single-use token: {@code propose:<callId>.<nonce>}, where the nonce is 32 bytes from
+ * {@link SecureRandom} in lower-case hex. The audit record stores only the SHA-256 of the nonce, so
+ * reading the database never lets anyone apply; apply compares digests in constant time.
+ *
+ * <p>{@link #toString()} hides the nonce, so a token that reaches a log is not usable.
+ */
+public final class ProposalToken {
+
+    /** The token prefix. */
+    public static final String PREFIX = "propose:";
+    /** Nonce length in bytes. */
+    public static final int NONCE_BYTES = 32;
+
+    private static final Pattern ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final Pattern NONCE = Pattern.compile("[0-9a-fA-F]{" + (NONCE_BYTES * 2) + "}");
+    private static final int MAX_LENGTH = 256;
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final String callId;
+    private final byte[] nonce;
+
+    private ProposalToken(String callId, byte[] nonce) {
+        this.callId = callId;
+        this.nonce = nonce;
+    }
+
+    /** A fresh token for a proposal. */
+    public static ProposalToken generate(String callId, SecureRandom random) {
+        Objects.requireNonNull(callId, "callId");
+        byte[] nonce = new byte[NONCE_BYTES];
+        random.nextBytes(nonce);
+        return new ProposalToken(callId, nonce);
+    }
+
+    /**
+     * Parses a token.
+     *
+     * @throws MalformedTokenException if it is not {@code propose:<uuid>.<64 hex characters>}
+     */
+    public static ProposalToken parse(String token) {
+        if (token == null || token.isEmpty()) {
+            throw new MalformedTokenException("the token is empty");
+        }
+        if (token.length() > MAX_LENGTH) {
+            throw new MalformedTokenException("the token is " + token.length() + " characters; a token has "
+                    + (PREFIX.length() + 36 + 1 + NONCE_BYTES * 2));
+        }
+        if (!token.startsWith(PREFIX)) {
+            throw new MalformedTokenException("the token does not start with '" + PREFIX + "'");
+        }
+        String rest = token.substring(PREFIX.length());
+        int dot = rest.lastIndexOf('.');
+        if (dot < 0) {
+            throw new MalformedTokenException("the token has no '.' between the proposal id and the nonce");
+        }
+        String id = rest.substring(0, dot);
+        String nonce = rest.substring(dot + 1);
+        if (!ID.matcher(id).matches()) {
+            throw new MalformedTokenException("the proposal id in the token is not a lower-case UUID");
+        }
+        if (!NONCE.matcher(nonce).matches()) {
+            throw new MalformedTokenException("the nonce must be " + (NONCE_BYTES * 2) + " hex characters, got "
+                    + nonce.length() + " characters");
+        }
+        return new ProposalToken(id, HEX.parseHex(nonce));
+    }
+
+    /** The proposal's call id. */
+    public String callId() {
+        return callId;
+    }
+
+    /** The SHA-256 of the nonce, as stored. */
+    public byte[] nonceDigest() {
+        return sha256(nonce);
+    }
+
+    /** {@link #nonceDigest()} in lower-case hex. */
+    public String nonceDigestHex() {
+        return HEX.formatHex(nonceDigest());
+    }
+
+    /** True if {@code storedDigestHex} is this token's nonce digest; compared in constant time. */
+    public boolean matches(String storedDigestHex) {
+        if (storedDigestHex == null || storedDigestHex.length() != NONCE_BYTES * 2) {
+            return false;
+        }
+        byte[] stored;
+        try {
+            stored = HEX.parseHex(storedDigestHex);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        return MessageDigest.isEqual(stored, nonceDigest());
+    }
+
+    /** The full token text, to hand to whoever may apply. */
+    public String value() {
+        return PREFIX + callId + "." + HEX.formatHex(nonce);
+    }
+
+    @Override
+    public String toString() {
+        return PREFIX + callId + ".<hidden>";
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
+    }
+}

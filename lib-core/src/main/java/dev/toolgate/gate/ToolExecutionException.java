@@ -1,0 +1,37 @@
+package dev.toolgate.gate;
+
+/**
+ * The tool's code failed or timed out. The call is recorded as {@code failed} with this (redacted)
+ * message; the original exception is logged by the gate, never returned, because it may carry
+ * secrets.
+ */
+public class ToolExecutionException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String callId;
+    private final String toolName;
+    private final boolean timedOut;
+
+    public ToolExecutionException(String callId, String toolName, String message, boolean timedOut) {
+        super(message);
+        this.callId = callId;
+        this.toolName = toolName;
+        this.timedOut = timedOut;
+    }
+
+    /** The failed call's audit record id. */
+    public String callId() {
+        return callId;
+    }
+
+    /** The tool. */
+    public String toolName() {
+        return toolName;
+    }
+
+    /** True if the tool exceeded its timeout. */
+    public boolean timedOut() {
+        return timedOut;
+    }
+}

@@ -1,0 +1,358 @@
+package dev.toolgate.spi;
+
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.budget.BudgetCharge;
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.policy.ModeOverride;
+import dev.toolgate.policy.OverrideScope;
+import dev.toolgate.policy.PolicyView;
+import dev.toolgate.policy.ToolReview;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * Stores everything in this process's memory. Exact under concurrency within one JVM (the budget never
+ * admits more than its cap in any window; a proposal is claimed once), but <b>single-process
+ * only</b>: several instances of a host each using their own in-memory store would each admit the
+ * full budget and could not apply each other's tokens. Records are kept until the store is
+ * discarded. Use it for tests, demos and single-instance hosts; use {@code toolgate-jdbc} otherwise.
+ *
+ * <p>Time comes from the {@link Clock} given at construction (the system clock by default).
+ */
+public final class InMemoryStore implements ToolgateStore {
+
+    private final Calls calls;
+    private final Policies policies;
+
+    /** A store on the system clock. */
+    public InMemoryStore() {
+        this(Clock.systemUTC());
+    }
+
+    /** A store on {@code clock}; tests pass a controllable clock. */
+    public InMemoryStore(Clock clock) {
+        this.calls = new Calls(Objects.requireNonNull(clock, "clock"));
+        this.policies = new Policies(clock);
+    }
+
+    @Override
+    public CallStore calls() {
+        return calls;
+    }
+
+    @Override
+    public PolicyStore policies() {
+        return policies;
+    }
+
+    @Override
+    public void close() {
+        // nothing to release
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryStore";
+    }
+
+    /** Admission timestamps of one principal, guarded by its own monitor. */
+    private static final class Ledger {
+        private final Deque<Instant> admitted = new ArrayDeque<>();
+
+        /** Admits one call at {@code now} or throws; caller holds this ledger's monitor. */
+        void admit(BudgetCharge charge, Instant now) {
+            Instant windowStart = now.minus(charge.limit().window());
+            while (!admitted.isEmpty() && !admitted.peekFirst().isAfter(windowStart)) {
+                admitted.removeFirst();
+            }
+            if (admitted.size() >= charge.limit().calls()) {
+                // the oldest admission still in the window leaves it at oldest + window
+                Duration retryAfter = Duration.between(now, admitted.peekFirst().plus(charge.limit().window()));
+                throw new BudgetExceededException(charge.principalKey(), charge.limit(), retryAfter);
+            }
+            admitted.addLast(now);
+        }
+    }
+
+    private static final class Calls implements CallStore {
+
+        private final Clock clock;
+        private final Map<String, CallRecord> records = new ConcurrentHashMap<>();
+        private final Map<String, Ledger> ledgers = new ConcurrentHashMap<>();
+        private final Map<String, Set<String>> proposedBySession = new ConcurrentHashMap<>();
+        /** Newest first by creation time, then id, for queries. */
+        private final ConcurrentSkipListMap<String, String> order = new ConcurrentSkipListMap<>();
+
+        Calls(Clock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public Instant now() {
+            return clock.instant();
+        }
+
+        @Override
+        public CallRecord begin(CallRecord call, BudgetCharge charge) {
+            if (call.status() != CallStatus.RUNNING) {
+                throw new IllegalArgumentException("a call begins RUNNING, not " + call.status());
+            }
+            if (charge == null) {
+                CallRecord stored = call.toBuilder().createdAt(now()).build();
+                insert(stored);
+                return stored;
+            }
+            Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
+            synchronized (ledger) {
+                // read the clock under the ledger's monitor so admissions enter the ledger in time order
+                Instant now = now();
+                ledger.admit(charge, now);
+                CallRecord stored = call.toBuilder().createdAt(now).build();
+                insert(stored);
+                return stored;
+            }
+        }
+
+        private void insert(CallRecord record) {
+            if (records.putIfAbsent(record.id(), record) != null) {
+                throw new IllegalStateException("duplicate call id " + record.id());
+            }
+            order.put(orderKey(record), record.id());
+        }
+
+        @Override
+        public boolean complete(String id, Completion completion) {
+            Instant now = now();
+            boolean[] done = {false};
+            records.computeIfPresent(id, (key, r) -> {
+                boolean running = r.status() == CallStatus.RUNNING && completion.status() != CallStatus.APPLIED;
+                boolean applying = r.status() == CallStatus.APPLIED && r.completedAt() == null
+                        && (completion.status() == CallStatus.APPLIED || completion.status() == CallStatus.FAILED);
+                if (!running && !applying) {
+                    return r;
+                }
+                done[0] = true;
+                CallRecord.Builder b = r.toBuilder().status(completion.status()).resultJson(completion.resultJson())
+                        .error(completion.error()).durationMillis(completion.durationMillis()).completedAt(now);
+                if (completion.reason() != null) {
+                    b.decisionReason(completion.reason());
+                }
+                return b.build();
+            });
+            return done[0];
+        }
+
+        @Override
+        public ProposeResult propose(String id, ProposalState proposal, Duration ttl, int maxPendingPerSession) {
+            CallRecord current = records.get(id);
+            if (current == null) {
+                return new ProposeResult(ProposeResult.Status.NOT_RUNNING, null);
+            }
+            String session = current.sessionId();
+            Set<String> sessionProposals = session == null ? null
+                    : proposedBySession.computeIfAbsent(session, k -> ConcurrentHashMap.newKeySet());
+            Object lock = sessionProposals == null ? new Object() : sessionProposals;
+            synchronized (lock) {
+                Instant now = now();
+                if (sessionProposals != null) {
+                    long pending = sessionProposals.stream().map(records::get)
+                            .filter(r -> r != null && r.pendingAt(now)).count();
+                    if (pending >= maxPendingPerSession) {
+                        return new ProposeResult(ProposeResult.Status.PENDING_LIMIT, records.get(id));
+                    }
+                }
+                CallRecord[] out = {null};
+                records.computeIfPresent(id, (key, r) -> {
+                    if (r.status() != CallStatus.RUNNING) {
+                        return r;
+                    }
+                    out[0] = r.toBuilder().status(CallStatus.PROPOSED).summary(proposal.summary())
+                            .payloadJson(proposal.payloadJson()).diffJson(proposal.diffJson())
+                            .tokenDigest(proposal.tokenDigest()).supersedes(proposal.supersedes())
+                            .expiresAt(now.plus(ttl)).build();
+                    return out[0];
+                });
+                if (out[0] == null) {
+                    return new ProposeResult(ProposeResult.Status.NOT_RUNNING, records.get(id));
+                }
+                if (sessionProposals != null) {
+                    sessionProposals.add(id);
+                }
+                return new ProposeResult(ProposeResult.Status.PROPOSED, out[0]);
+            }
+        }
+
+        @Override
+        public ClaimResult claim(String id, Claim claim, BudgetCharge charge) {
+            if (!records.containsKey(id)) {
+                return new ClaimResult(ClaimResult.Status.NOT_FOUND, null);
+            }
+            if (charge == null) {
+                return claimRecord(id, claim, null);
+            }
+            Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
+            synchronized (ledger) {
+                return claimRecord(id, claim, c -> ledger.admit(charge, c));
+            }
+        }
+
+        private ClaimResult claimRecord(String id, Claim claim, java.util.function.Consumer<Instant> admit) {
+            Instant now = now();
+            ClaimResult.Status[] status = {ClaimResult.Status.NOT_FOUND};
+            CallRecord after = records.computeIfPresent(id, (key, r) -> {
+                if (r.status() == CallStatus.EXPIRED || (r.status() == CallStatus.PROPOSED && !r.pendingAt(now))) {
+                    status[0] = ClaimResult.Status.EXPIRED;
+                    return r;
+                }
+                if (r.status() != CallStatus.PROPOSED) {
+                    status[0] = ClaimResult.Status.NOT_PENDING;
+                    return r;
+                }
+                if (admit != null) {
+                    admit.accept(now); // throws when over budget: the record stays unchanged
+                }
+                status[0] = ClaimResult.Status.CLAIMED;
+                return r.toBuilder().status(CallStatus.APPLIED).appliedBy(claim.appliedBy()).appliedAt(now)
+                        .decidedBy(claim.decidedBy()).decisionReason(claim.decisionReason()).build();
+            });
+            return new ClaimResult(status[0], after);
+        }
+
+        @Override
+        public boolean close(String id, Closure closure) {
+            Instant now = now();
+            boolean[] done = {false};
+            records.computeIfPresent(id, (key, r) -> {
+                if (!r.pendingAt(now)) {
+                    return r;
+                }
+                done[0] = true;
+                return r.toBuilder().status(closure.status()).decidedBy(closure.decidedBy())
+                        .decisionReason(closure.reason()).supersededBy(closure.supersededBy()).completedAt(now).build();
+            });
+            return done[0];
+        }
+
+        @Override
+        public Optional<CallRecord> find(String id) {
+            return id == null ? Optional.empty() : Optional.ofNullable(records.get(id));
+        }
+
+        @Override
+        public List<CallRecord> query(CallQuery query) {
+            return order.values().stream().map(records::get).filter(Objects::nonNull).filter(query::matches)
+                    .limit(query.limit()).toList();
+        }
+
+        @Override
+        public int countPending(String sessionId) {
+            Set<String> ids = proposedBySession.get(sessionId);
+            if (ids == null) {
+                return 0;
+            }
+            Instant now = now();
+            return (int) ids.stream().map(records::get).filter(r -> r != null && r.pendingAt(now)).count();
+        }
+
+        @Override
+        public int expireDue() {
+            Instant now = now();
+            int expired = 0;
+            for (String id : records.keySet()) {
+                boolean[] done = {false};
+                records.computeIfPresent(id, (key, r) -> {
+                    if (r.status() != CallStatus.PROPOSED || r.expiresAt() == null || r.expiresAt().isAfter(now)) {
+                        return r;
+                    }
+                    done[0] = true;
+                    return r.toBuilder().status(CallStatus.EXPIRED).completedAt(now).build();
+                });
+                if (done[0]) {
+                    expired++;
+                }
+            }
+            return expired;
+        }
+
+        /** Sorts newest first: inverted epoch nanos, then id. */
+        private static String orderKey(CallRecord r) {
+            long nanos = r.createdAt().getEpochSecond() * 1_000_000_000L + r.createdAt().getNano();
+            return String.format("%020d", Long.MAX_VALUE - nanos) + r.id();
+        }
+    }
+
+    private static final class Policies implements PolicyStore {
+
+        private final Clock clock;
+        private final Map<String, ModeOverride> overrides = new ConcurrentHashMap<>();
+        private final Map<String, ToolReview> reviews = new ConcurrentHashMap<>();
+
+        Policies(Clock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public PolicyView view(String toolName, String tenantId, String automationId) {
+            return new PolicyView(
+                    automationId == null ? Optional.empty()
+                            : Optional.ofNullable(overrides.get(key(OverrideScope.AUTOMATION, automationId, toolName))),
+                    tenantId == null ? Optional.empty()
+                            : Optional.ofNullable(overrides.get(key(OverrideScope.TENANT, tenantId, toolName))),
+                    Optional.ofNullable(reviews.get(reviewKey(tenantId == null ? "" : tenantId, toolName))));
+        }
+
+        @Override
+        public void putOverride(ModeOverride override) {
+            overrides.put(key(override.scope(), override.scopeId(), override.toolName()),
+                    new ModeOverride(override.scope(), override.scopeId(), override.toolName(), override.mode(),
+                            override.setBy(), clock.instant()));
+        }
+
+        @Override
+        public boolean removeOverride(OverrideScope scope, String scopeId, String toolName) {
+            return overrides.remove(key(scope, scopeId, toolName)) != null;
+        }
+
+        @Override
+        public List<ModeOverride> overrides(OverrideScope scope, String scopeId) {
+            return overrides.values().stream().filter(o -> o.scope() == scope && o.scopeId().equals(scopeId))
+                    .sorted(Comparator.comparing(ModeOverride::toolName)).toList();
+        }
+
+        @Override
+        public ToolReview reviewIfAbsent(ToolReview review) {
+            return reviews.computeIfAbsent(reviewKey(review.tenantId(), review.toolName()), k -> stamped(review));
+        }
+
+        @Override
+        public void putReview(ToolReview review) {
+            reviews.put(reviewKey(review.tenantId(), review.toolName()), stamped(review));
+        }
+
+        private ToolReview stamped(ToolReview review) {
+            return new ToolReview(review.tenantId(), review.toolName(), review.fingerprint(), review.reviewedBy(),
+                    clock.instant());
+        }
+
+        private static String key(OverrideScope scope, String scopeId, String toolName) {
+            return scope + "\u0000" + scopeId + "\u0000" + toolName;
+        }
+
+        private static String reviewKey(String tenantId, String toolName) {
+            return tenantId + "\u0000" + toolName;
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package dev.toolgate.spi;
+
+/**
+ * One storage backend: the call store and the policy store. Core ships {@link InMemoryStore}
+ * (single process); {@code toolgate-jdbc} ships durable stores on H2 and PostgreSQL.
+ */
+public interface ToolgateStore extends AutoCloseable {
+
+    /** The audit trail, token store and budget ledger. */
+    CallStore calls();
+
+    /** Overrides and reviews. */
+    PolicyStore policies();
+
+    /** Releases connections and threads the store owns (never a host-supplied data source). */
+    @Override
+    void close();
+}

@@ -1,0 +1,141 @@
+package dev.toolgate.tool;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Copy-on-write registry: writers serialize, readers see an immutable snapshot. */
+final class DefaultToolRegistry implements ToolRegistry {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ToolRegistry.class);
+    private static final Pattern PLUGIN_ID = Pattern.compile("[A-Za-z0-9_-]{1,32}");
+    private static final int MAX_NAME = 64;
+    /** Reserved for tools the adapters add themselves, such as {@code toolgate.apply}. */
+    static final String RESERVED_PLUGIN = "toolgate";
+
+    private final ToolSchemas schemas;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private volatile Map<String, RegisteredTool> snapshot = Map.of();
+
+    DefaultToolRegistry(JsonMapper mapper) {
+        this.schemas = new ToolSchemas(mapper);
+    }
+
+    @Override
+    public List<RegisteredTool> register(ToolProvider provider) {
+        String source = describe(provider);
+        List<RegisteredTool> added = new ArrayList<>();
+        synchronized (this) {
+            String pluginId = pluginIdOf(provider, source);
+            List<Tool<?, ?>> tools;
+            try {
+                tools = List.copyOf(provider.tools());
+            } catch (ToolDefinitionException e) {
+                throw new ToolDefinitionException(source + " (plugin '" + pluginId + "'): " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                throw new ToolDefinitionException(source + " (plugin '" + pluginId + "') failed to build its tools: " + e, e);
+            }
+            Map<String, RegisteredTool> next = new TreeMap<>(snapshot);
+            for (Tool<?, ?> tool : tools) {
+                String name = pluginId + "." + tool.name();
+                if (name.length() > MAX_NAME) {
+                    throw new ToolDefinitionException("Tool name '" + name + "' from " + source + " is " + name.length()
+                            + " characters; tool names are at most " + MAX_NAME + " (MCP-safe)");
+                }
+                RegisteredTool existing = next.get(name);
+                if (existing != null) {
+                    throw new ToolDefinitionException("Duplicate tool '" + name + "': registered by " + existing.source()
+                            + " and again by " + source);
+                }
+                RegisteredTool registered;
+                try {
+                    registered = RegisteredTool.create(pluginId, tool, source, schemas);
+                } catch (ToolDefinitionException e) {
+                    throw new ToolDefinitionException(source + ": " + e.getMessage(), e);
+                }
+                next.put(name, registered);
+                added.add(registered);
+            }
+            snapshot = Collections.unmodifiableMap(next);
+        }
+        LOG.debug("Registered {} tool(s) from {}", added.size(), source);
+        fireChanged();
+        return List.copyOf(added);
+    }
+
+    @Override
+    public int unregisterPlugin(String pluginId) {
+        int removed;
+        synchronized (this) {
+            Map<String, RegisteredTool> next = new TreeMap<>(snapshot);
+            removed = next.size();
+            next.values().removeIf(t -> t.pluginId().equals(pluginId));
+            removed -= next.size();
+            snapshot = Collections.unmodifiableMap(next);
+        }
+        if (removed > 0) {
+            fireChanged();
+        }
+        return removed;
+    }
+
+    @Override
+    public Optional<RegisteredTool> find(String name) {
+        return name == null ? Optional.empty() : Optional.ofNullable(snapshot.get(name));
+    }
+
+    @Override
+    public List<RegisteredTool> tools() {
+        return List.copyOf(snapshot.values());
+    }
+
+    @Override
+    public void addListener(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public void removeListener(Runnable listener) {
+        listeners.remove(listener);
+    }
+
+    private void fireChanged() {
+        for (Runnable listener : listeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOG.warn("A tool registry listener failed", e);
+            }
+        }
+    }
+
+    private static String pluginIdOf(ToolProvider provider, String source) {
+        String pluginId;
+        try {
+            pluginId = provider.pluginId();
+        } catch (RuntimeException e) {
+            throw new ToolDefinitionException(source + " failed to report its plugin id: " + e, e);
+        }
+        if (pluginId == null || !PLUGIN_ID.matcher(pluginId).matches()) {
+            throw new ToolDefinitionException(source + " has an invalid plugin id '" + pluginId
+                    + "': use 1-32 characters of A-Za-z0-9_-");
+        }
+        if (RESERVED_PLUGIN.equals(pluginId)) {
+            throw new ToolDefinitionException(source + " uses the reserved plugin id '" + RESERVED_PLUGIN + "'");
+        }
+        return pluginId;
+    }
+
+    static String describe(ToolProvider provider) {
+        Class<?> type = provider.getClass();
+        return type.isAnonymousClass() || type.isSynthetic() ? provider.toString() : type.getName();
+    }
+}

@@ -1,0 +1,23 @@
+package dev.toolgate.tool;
+
+import dev.toolgate.json.FieldChange;
+import java.util.List;
+import java.util.Objects;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A dry-run's outcome in JSON form, as the gate stores it in a proposal.
+ *
+ * @param summary the human-readable summary
+ * @param payload the validated payload apply will execute (the model's input, or the dry-run's
+ *                normalized payload)
+ * @param diff    the before/after changes, possibly empty
+ */
+public record DryRunResult(String summary, JsonNode payload, List<FieldChange> diff) {
+
+    public DryRunResult {
+        Objects.requireNonNull(summary, "summary");
+        Objects.requireNonNull(payload, "payload");
+        diff = List.copyOf(diff);
+    }
+}

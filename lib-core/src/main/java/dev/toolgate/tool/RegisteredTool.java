@@ -1,0 +1,174 @@
+package dev.toolgate.tool;
+
+import com.networknt.schema.Schema;
+import dev.toolgate.access.Guarded;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.NullNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A tool as the registry holds it: qualified name, owning plugin, generated and compiled schemas and
+ * its {@link ToolDescriptor}. Immutable and thread-safe.
+ *
+ * <p>{@link #dryRun} and {@link #execute} are the engine's way into the tool's functions; they do
+ * not check access, budget, policy or consent. Hosts call the gate ({@code Toolgate}), never these.
+ */
+public final class RegisteredTool implements Guarded {
+
+    private final String name;
+    private final String pluginId;
+    private final String source;
+    private final Tool<?, ?> tool;
+    private final Schema validator;
+    private final ToolDescriptor descriptor;
+    private final String schemaFingerprint;
+    private final ToolSchemas schemas;
+
+    private RegisteredTool(String pluginId, Tool<?, ?> tool, String source, ToolSchemas schemas) {
+        this.name = pluginId + "." + tool.name();
+        this.pluginId = pluginId;
+        this.source = source;
+        this.tool = tool;
+        this.schemas = schemas;
+        ObjectNode generated;
+        JsonNode output;
+        try {
+            generated = schemas.schemaOf(tool.inputType());
+            output = tool.outputType().map(schemas::schemaOf).orElse(null);
+        } catch (RuntimeException e) {
+            throw new ToolDefinitionException("Tool '" + name + "': cannot generate a JSON Schema for "
+                    + tool.inputType().getName() + ": " + e.getMessage(), e);
+        }
+        if (!"object".equals(generated.path("type").asString(""))) {
+            throw new ToolDefinitionException("Tool '" + name + "': input type " + tool.inputType().getName()
+                    + " does not map to a JSON object; use a record or a class with properties (NoInput for none)");
+        }
+        if (!generated.has("properties")) {
+            // an input without fields: say so explicitly, as MCP clients expect a properties object
+            generated = generated.deepCopy();
+            generated.putObject("properties");
+        }
+        this.validator = ToolSchemas.compile(generated);
+        this.descriptor = new ToolDescriptor(name, tool.title().orElse(null), tool.description(), tool.effect(),
+                generated, output, List.copyOf(tool.requiredAccessRules()), tool.openWorld());
+        this.schemaFingerprint = SchemaFingerprint.of(generated);
+    }
+
+    static RegisteredTool create(String pluginId, Tool<?, ?> tool, String source, ToolSchemas schemas) {
+        return new RegisteredTool(pluginId, tool, source, schemas);
+    }
+
+    /** The qualified name, {@code <pluginId>.<name>}. */
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** The plugin that contributed the tool. */
+    public String pluginId() {
+        return pluginId;
+    }
+
+    /** Where the registration came from (a provider class), for messages. */
+    public String source() {
+        return source;
+    }
+
+    /** The tool as its author defined it. */
+    public Tool<?, ?> tool() {
+        return tool;
+    }
+
+    /** The declared effect. */
+    public Effect effect() {
+        return tool.effect();
+    }
+
+    @Override
+    public Set<String> requiredAccessRules() {
+        return tool.requiredAccessRules();
+    }
+
+    /** The transport-facing descriptor. */
+    public ToolDescriptor descriptor() {
+        return descriptor;
+    }
+
+    /** The tool's own timeout, if it overrides the gate's default. */
+    public Optional<Duration> timeout() {
+        return tool.timeout();
+    }
+
+    /**
+     * The fingerprint of the normalized input schema (see drift detection): equal for schemas that
+     * differ only in descriptions, defaults, enums and titles.
+     */
+    public String schemaFingerprint() {
+        return schemaFingerprint;
+    }
+
+    /** Every issue with {@code arguments} against the current input schema; empty if valid. */
+    public List<ValidationIssue> validate(JsonNode arguments) {
+        return ToolSchemas.validate(validator, arguments);
+    }
+
+    /**
+     * Runs the dry-run on validated arguments (or builds the default preview if the tool has none).
+     *
+     * @throws ToolValidationException if the dry-run finds the input semantically invalid
+     * @throws Exception               whatever else the dry-run throws
+     */
+    public DryRunResult dryRun(JsonNode arguments, ToolContext context) throws Exception {
+        return preview(tool, arguments, context);
+    }
+
+    /** Runs the tool on a validated payload and returns its result as JSON ({@code null} as JSON null). */
+    public JsonNode execute(JsonNode payload, ToolContext context) throws Exception {
+        return run(tool, payload, context);
+    }
+
+    private <I, O> DryRunResult preview(Tool<I, O> t, JsonNode arguments, ToolContext context) throws Exception {
+        I input = bind(t, arguments);
+        DryRun<I> dryRun = t.dryRunFunction();
+        if (dryRun == null) {
+            return new DryRunResult("Run " + name, arguments, List.of());
+        }
+        Preview<I> preview = dryRun.preview(input, context);
+        if (preview == null) {
+            throw new IllegalStateException("the dry-run of " + name + " returned no preview");
+        }
+        JsonNode payload = arguments;
+        if (preview.payload().isPresent()) {
+            payload = schemas.mapper().valueToTree(preview.payload().get());
+            List<ValidationIssue> issues = validate(payload);
+            if (!issues.isEmpty()) {
+                throw new IllegalStateException("the dry-run of " + name + " returned a payload its own schema rejects: "
+                        + issues.stream().map(ValidationIssue::toString).collect(Collectors.joining("; ")));
+            }
+        }
+        return new DryRunResult(preview.summary(), payload, preview.diff());
+    }
+
+    private <I, O> JsonNode run(Tool<I, O> t, JsonNode payload, ToolContext context) throws Exception {
+        O result = t.executeFunction().apply(bind(t, payload), context);
+        return result == null ? NullNode.getInstance() : schemas.mapper().valueToTree(result);
+    }
+
+    private <I> I bind(Tool<I, ?> t, JsonNode arguments) {
+        try {
+            return schemas.bind(arguments, t.inputType());
+        } catch (ToolValidationException e) {
+            throw e.forTool(name);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RegisteredTool[" + name + ", " + tool.effect() + ", from " + source + "]";
+    }
+}

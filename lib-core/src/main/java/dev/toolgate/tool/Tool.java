@@ -1,0 +1,301 @@
+package dev.toolgate.tool;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * A tool a model can call: a name, a description written for the model, a typed input whose JSON
+ * Schema is generated, an {@link Effect}, the access rules a caller must hold, and the functions that
+ * preview and perform it. Immutable; build one with {@link #builder(String, Class)}.
+ *
+ * <pre>{@code
+ * Tool<NewIncident, Incident> create = Tool.builder("create", NewIncident.class)
+ *         .description("Open an incident for a system. Pass the system id, not its name.")
+ *         .effect(Effect.MUTATE)
+ *         .requires("incident.incident.manage")
+ *         .dryRun((in, ctx) -> Preview.of("Open incident \"" + in.title() + "\""))
+ *         .execute((in, ctx) -> incidents.create(in, ctx.principal()))
+ *         .build();
+ * }</pre>
+ *
+ * <p>The name is local to its plugin: a tool named {@code create} contributed by plugin
+ * {@code incident} is registered as {@code incident.create}.
+ *
+ * <p>Input types are records or classes that map to a JSON object. Every property is required
+ * unless its type is {@link java.util.Optional} or it is annotated with an annotation named
+ * {@code Nullable}; {@link Range} and {@link Size} add numeric and length bounds, and Jackson's
+ * {@code @JsonPropertyDescription} describes a property to the model.
+ *
+ * @param <I> input type
+ * @param <O> result type
+ */
+public final class Tool<I, O> {
+
+    static final Pattern LOCAL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    static final Pattern RULE = Pattern.compile("[A-Za-z0-9_.:*-]{1,200}");
+
+    private final String name;
+    private final String title;
+    private final String description;
+    private final Class<I> inputType;
+    private final Type outputType;
+    private final Effect effect;
+    private final Set<String> requiredAccessRules;
+    private final DryRun<I> dryRun;
+    private final ToolFunction<I, O> execute;
+    private final Revert<I, O> revert;
+    private final Duration timeout;
+    private final boolean openWorld;
+    private final boolean dynamic;
+
+    private Tool(Builder<I, O> b) {
+        this.name = b.name;
+        this.title = b.title;
+        this.description = b.description;
+        this.inputType = b.inputType;
+        this.outputType = b.outputType;
+        this.effect = b.effect;
+        this.requiredAccessRules = Collections.unmodifiableSortedSet(new TreeSet<>(b.rules));
+        this.dryRun = b.dryRun;
+        this.execute = b.execute;
+        this.revert = b.revert;
+        this.timeout = b.timeout;
+        this.openWorld = b.openWorld;
+        this.dynamic = b.dynamic;
+    }
+
+    /**
+     * Starts a tool.
+     *
+     * @param name      the name within its plugin, 1-64 characters of {@code A-Za-z0-9_.-}
+     * @param inputType a record or class mapping to a JSON object; {@link NoInput} for none
+     */
+    public static <I> Builder<I, Object> builder(String name, Class<I> inputType) {
+        return new Builder<>(name, inputType);
+    }
+
+    /** The name within its plugin. */
+    public String name() {
+        return name;
+    }
+
+    /** A short human-readable title, if set. */
+    public Optional<String> title() {
+        return Optional.ofNullable(title);
+    }
+
+    /** The description the model reads: what the tool does and when to call it. */
+    public String description() {
+        return description;
+    }
+
+    /** The input type. */
+    public Class<I> inputType() {
+        return inputType;
+    }
+
+    /** The declared output type, if any. */
+    public Optional<Type> outputType() {
+        return Optional.ofNullable(outputType);
+    }
+
+    /** The declared effect. */
+    public Effect effect() {
+        return effect;
+    }
+
+    /** Rules a caller must hold, all of them. */
+    public Set<String> requiredAccessRules() {
+        return requiredAccessRules;
+    }
+
+    /** True if the tool has its own dry-run. */
+    public boolean hasDryRun() {
+        return dryRun != null;
+    }
+
+    /** True if the tool can revert an applied execution. */
+    public boolean hasRevert() {
+        return revert != null;
+    }
+
+    /** This tool's execution timeout, if it overrides the gate's default. */
+    public Optional<Duration> timeout() {
+        return Optional.ofNullable(timeout);
+    }
+
+    /** True if the tool reaches systems outside the host (the MCP {@code openWorldHint}). */
+    public boolean openWorld() {
+        return openWorld;
+    }
+
+    /**
+     * True if the tool comes from a dynamic source (a remote MCP server, a database) whose schema can
+     * change at runtime; its policy is then subject to drift detection.
+     */
+    public boolean dynamic() {
+        return dynamic;
+    }
+
+    DryRun<I> dryRunFunction() {
+        return dryRun;
+    }
+
+    ToolFunction<I, O> executeFunction() {
+        return execute;
+    }
+
+    Revert<I, O> revertFunction() {
+        return revert;
+    }
+
+    @Override
+    public String toString() {
+        return "Tool[" + name + ", " + effect + "]";
+    }
+
+    /**
+     * Builds a {@link Tool}. Not thread-safe; {@link #build()} checks the definition and fails with a
+     * {@link ToolDefinitionException} that names the tool and what is missing.
+     *
+     * @param <I> input type
+     * @param <O> result type
+     */
+    public static final class Builder<I, O> {
+
+        private final String name;
+        private final Class<I> inputType;
+        private String title;
+        private String description;
+        private Type outputType;
+        private Effect effect;
+        private final Set<String> rules = new LinkedHashSet<>();
+        private DryRun<I> dryRun;
+        private ToolFunction<I, O> execute;
+        private Revert<I, O> revert;
+        private Duration timeout;
+        private boolean openWorld;
+        private boolean dynamic;
+
+        Builder(String name, Class<I> inputType) {
+            this.name = name;
+            this.inputType = inputType;
+        }
+
+        /** A short title for people (MCP {@code title}). */
+        public Builder<I, O> title(String title) {
+            this.title = title;
+            return this;
+        }
+
+        /** The description the model reads. Required. */
+        public Builder<I, O> description(String description) {
+            this.description = description;
+            return this;
+        }
+
+        /** The effect. Required: it is never inferred. */
+        public Builder<I, O> effect(Effect effect) {
+            this.effect = effect;
+            return this;
+        }
+
+        /** Adds required access rules (fully qualified ids). A caller must hold all of them. */
+        public Builder<I, O> requires(String... accessRules) {
+            for (String rule : accessRules) {
+                rules.add(rule);
+            }
+            return this;
+        }
+
+        /** Adds required access rules. */
+        public Builder<I, O> requires(Iterable<String> accessRules) {
+            accessRules.forEach(rules::add);
+            return this;
+        }
+
+        /** Declares the result type so the descriptor carries an output schema. */
+        public Builder<I, O> output(Type type) {
+            this.outputType = type;
+            return this;
+        }
+
+        /** The dry-run; optional. Without one, a proposal stores the validated input as is. */
+        public Builder<I, O> dryRun(DryRun<I> dryRun) {
+            this.dryRun = dryRun;
+            return this;
+        }
+
+        /** The body. Required. */
+        @SuppressWarnings("unchecked")
+        public <R> Builder<I, R> execute(ToolFunction<? super I, ? extends R> body) {
+            Builder<I, R> self = (Builder<I, R>) this;
+            self.execute = body == null ? null : body::apply;
+            return self;
+        }
+
+        /** How to revert an applied execution; mutating tools only. */
+        public Builder<I, O> revert(Revert<I, O> revert) {
+            this.revert = revert;
+            return this;
+        }
+
+        /** Overrides the gate's execution timeout for this tool. */
+        public Builder<I, O> timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** Marks a tool that reaches outside the host (MCP {@code openWorldHint}). */
+        public Builder<I, O> openWorld(boolean openWorld) {
+            this.openWorld = openWorld;
+            return this;
+        }
+
+        /** Marks a tool from a dynamic source; see {@link Tool#dynamic()}. */
+        public Builder<I, O> dynamic(boolean dynamic) {
+            this.dynamic = dynamic;
+            return this;
+        }
+
+        /** Checks the definition and builds the tool. */
+        public Tool<I, O> build() {
+            String label = "Tool '" + name + "'";
+            if (name == null || !LOCAL_NAME.matcher(name).matches()) {
+                throw new ToolDefinitionException("Invalid tool name '" + name
+                        + "': use 1-64 characters of A-Za-z0-9_.- (MCP-safe)");
+            }
+            Objects.requireNonNull(inputType, label + ": inputType");
+            if (description == null || description.isBlank()) {
+                throw new ToolDefinitionException(label + " has no description: the model needs one to know when to call it");
+            }
+            if (effect == null) {
+                throw new ToolDefinitionException(label + " declares no effect: call effect(Effect.READ, MUTATE or "
+                        + "DESTRUCTIVE); Toolgate never infers it from the name");
+            }
+            if (execute == null) {
+                throw new ToolDefinitionException(label + " has no execute function");
+            }
+            if (revert != null && !effect.mutates()) {
+                throw new ToolDefinitionException(label + " is READ and cannot have a revert function");
+            }
+            if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+                throw new ToolDefinitionException(label + " has a non-positive timeout " + timeout);
+            }
+            for (String rule : rules) {
+                if (rule == null || !RULE.matcher(rule).matches()) {
+                    throw new ToolDefinitionException(label + " requires an invalid access rule '" + rule
+                            + "': use a fully qualified id such as incident.incident.read");
+                }
+            }
+            return new Tool<>(this);
+        }
+    }
+}

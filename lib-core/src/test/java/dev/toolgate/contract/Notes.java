@@ -1,0 +1,160 @@
+package dev.toolgate.contract;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.toolgate.tool.Effect;
+import dev.toolgate.tool.Preview;
+import dev.toolgate.tool.Size;
+import dev.toolgate.tool.Tool;
+import dev.toolgate.tool.ToolProvider;
+import dev.toolgate.tool.ToolValidationException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The contract suite's test domain: a note book with tools of every effect, and counters that show
+ * exactly how often each tool's code ran. Plugin id {@code notes}.
+ */
+public final class Notes {
+
+    public static final String READ = "notes.note.read";
+    public static final String WRITE = "notes.note.write";
+
+    public record NoteQuery(Optional<String> prefix) {
+    }
+
+    public record NewNote(@JsonPropertyDescription("the note's id") String id,
+                          @Size(min = 1, max = 200) String text) {
+    }
+
+    public record NoteEdit(String id, String text) {
+    }
+
+    public record NoteId(String id) {
+    }
+
+    public record Leak(int items) {
+    }
+
+    private final Map<String, String> notes = new TreeMap<>();
+    /** Executions of mutating tools (add, edit, purge). */
+    public final AtomicInteger mutations = new AtomicInteger();
+    /** Dry-runs of any tool. */
+    public final AtomicInteger dryRuns = new AtomicInteger();
+    /** Executions of read tools. */
+    public final AtomicInteger reads = new AtomicInteger();
+
+    public synchronized Map<String, String> snapshot() {
+        return Map.copyOf(notes);
+    }
+
+    public synchronized void put(String id, String text) {
+        notes.put(id, text);
+    }
+
+    public ToolProvider provider() {
+        return ToolProvider.of("notes", list(), add(), edit(), purge(), slow(), fail(), leak());
+    }
+
+    Tool<NoteQuery, Map<String, String>> list() {
+        return Tool.builder("list", NoteQuery.class).description("List notes").effect(Effect.READ).requires(READ)
+                .execute((q, ctx) -> {
+                    reads.incrementAndGet();
+                    synchronized (this) {
+                        Map<String, String> out = new TreeMap<>(notes);
+                        out.keySet().removeIf(k -> q.prefix().map(p -> !k.startsWith(p)).orElse(false));
+                        return out;
+                    }
+                }).build();
+    }
+
+    Tool<NewNote, String> add() {
+        return Tool.builder("add", NewNote.class).description("Add a note").effect(Effect.MUTATE).requires(WRITE)
+                .dryRun((in, ctx) -> {
+                    dryRuns.incrementAndGet();
+                    if (in.text().contains("forbidden")) {
+                        throw new ToolValidationException("/text", "the word 'forbidden' is not allowed in a note");
+                    }
+                    synchronized (this) {
+                        if (notes.containsKey(in.id())) {
+                            throw new ToolValidationException("/id", "note '" + in.id() + "' exists already");
+                        }
+                    }
+                    return Preview.of("Add note " + in.id());
+                })
+                .execute((in, ctx) -> {
+                    mutations.incrementAndGet();
+                    put(in.id(), in.text());
+                    return "added " + in.id();
+                }).build();
+    }
+
+    Tool<NoteEdit, String> edit() {
+        return Tool.builder("edit", NoteEdit.class).description("Change a note's text").effect(Effect.MUTATE).requires(WRITE)
+                .dryRun((in, ctx) -> {
+                    dryRuns.incrementAndGet();
+                    String before;
+                    synchronized (this) {
+                        before = notes.get(in.id());
+                    }
+                    if (before == null) {
+                        throw new ToolValidationException("/id", "no note '" + in.id() + "'");
+                    }
+                    return Preview.<NoteEdit>of("Edit note " + in.id())
+                            .withDiff(Map.of("text", before), Map.of("text", in.text()));
+                })
+                .execute((in, ctx) -> {
+                    mutations.incrementAndGet();
+                    put(in.id(), in.text());
+                    return "edited " + in.id();
+                }).build();
+    }
+
+    Tool<NoteId, String> purge() {
+        return Tool.builder("purge", NoteId.class).description("Delete a note for good").effect(Effect.DESTRUCTIVE)
+                .requires(WRITE)
+                .dryRun((in, ctx) -> {
+                    dryRuns.incrementAndGet();
+                    return Preview.of("Delete note " + in.id());
+                })
+                .execute((in, ctx) -> {
+                    mutations.incrementAndGet();
+                    synchronized (this) {
+                        notes.remove(in.id());
+                    }
+                    return "purged " + in.id();
+                }).build();
+    }
+
+    Tool<NoteQuery, String> slow() {
+        return Tool.builder("slow", NoteQuery.class).description("A read that hangs").effect(Effect.READ).requires(READ)
+                .timeout(Duration.ofMillis(200))
+                .execute((q, ctx) -> {
+                    Thread.sleep(10_000);
+                    return "never";
+                }).build();
+    }
+
+    Tool<NoteQuery, Object> fail() {
+        return Tool.builder("fail", NoteQuery.class).description("A read that fails").effect(Effect.READ).requires(READ)
+                .execute((q, ctx) -> {
+                    throw new IllegalStateException("backend refused: password=hunter2 token=abc123");
+                }).build();
+    }
+
+    Tool<Leak, Map<String, Object>> leak() {
+        return Tool.builder("leak", Leak.class).description("A read returning secrets and bulk").effect(Effect.READ)
+                .requires(READ)
+                .execute((in, ctx) -> {
+                    List<String> bulk = java.util.stream.IntStream.range(0, in.items()).mapToObj(i -> "item-" + i).toList();
+                    Map<String, Object> result = new java.util.LinkedHashMap<>();
+                    result.put("apiKey", "sk-live-123");
+                    result.put("nested", Map.of("password", "hunter2", "ok", "visible"));
+                    result.put("items", bulk);
+                    return result;
+                }).build();
+    }
+}
