@@ -1,0 +1,418 @@
+package dev.toolgate.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolgate.access.PrincipalKind;
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.budget.BudgetCharge;
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.budget.BudgetLimit;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.ModeOverride;
+import dev.toolgate.policy.ModeSource;
+import dev.toolgate.policy.OverrideScope;
+import dev.toolgate.policy.PolicyView;
+import dev.toolgate.policy.ToolReview;
+import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.CallStore.Claim;
+import dev.toolgate.spi.CallStore.ClaimResult;
+import dev.toolgate.spi.CallStore.Closure;
+import dev.toolgate.spi.CallStore.Completion;
+import dev.toolgate.spi.CallStore.ProposalState;
+import dev.toolgate.spi.CallStore.ProposeResult;
+import dev.toolgate.spi.PolicyStore;
+import dev.toolgate.spi.ToolgateStore;
+import dev.toolgate.tool.Effect;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The storage SPI's semantics, operation by operation, on one store implementation: every store
+ * must pass it. Extend it and open a fresh, empty store that takes all its time from the clock.
+ */
+public abstract class StoreContractTest {
+
+    private static final PrincipalRef ANN = new PrincipalRef(PrincipalKind.USER, "ann");
+    private static final PrincipalRef OPS = new PrincipalRef(PrincipalKind.USER, "ops");
+    private static final Duration TTL = Duration.ofMinutes(10);
+
+    protected MutableClock clock;
+    protected ToolgateStore store;
+    protected CallStore calls;
+    protected PolicyStore policies;
+
+    /** A fresh, empty store that uses {@code clock} for every timestamp and check. */
+    protected abstract ToolgateStore openStore(Clock clock);
+
+    /** Releases a store opened by {@link #openStore}. */
+    protected void closeStore(ToolgateStore store) {
+        store.close();
+    }
+
+    @BeforeEach
+    void open() {
+        clock = new MutableClock();
+        store = openStore(clock);
+        calls = store.calls();
+        policies = store.policies();
+    }
+
+    @AfterEach
+    void close() {
+        closeStore(store);
+    }
+
+    protected static CallRecord running(String principal, String session) {
+        return CallRecord.builder()
+                .id(UUID.randomUUID().toString())
+                .toolName("notes.add")
+                .effect(Effect.MUTATE)
+                .principal(new PrincipalRef(PrincipalKind.USER, principal))
+                .tenantId("acme")
+                .sessionId(session)
+                .transport("java")
+                .status(CallStatus.RUNNING)
+                .mode(Mode.REQUIRE_APPROVAL)
+                .modeSource(ModeSource.INFERRED_DEFAULT)
+                .argumentsHash("a".repeat(64))
+                .build();
+    }
+
+    private CallRecord proposed(String session) {
+        CallRecord call = calls.begin(running("ann", session), null);
+        ProposeResult result = calls.propose(call.id(), state(), TTL, 100);
+        assertThat(result.status()).isEqualTo(ProposeResult.Status.PROPOSED);
+        return result.record();
+    }
+
+    private static ProposalState state() {
+        return new ProposalState("Add a note", "{\"id\":\"n1\"}", "[]", "d".repeat(64), null);
+    }
+
+    private static BudgetCharge charge(String principal, int cap) {
+        return new BudgetCharge("user:" + principal, BudgetLimit.of(cap, Duration.ofSeconds(60)));
+    }
+
+    /** Runs {@code task} on {@code threads} threads released together; returns the results. */
+    protected static <T> List<T> concurrently(int threads, Callable<T> task) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return task.call();
+                }));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get(60, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------------------------ begin / complete
+
+    @Test
+    void beginStoresEveryFieldAndStampsTheStoreTime() {
+        CallRecord call = running("ann", "s1").toBuilder().automationId("nightly").build();
+        CallRecord stored = calls.begin(call, null);
+
+        assertThat(stored.createdAt()).isEqualTo(clock.instant());
+        assertThat(calls.find(call.id())).contains(stored);
+        assertThat(calls.find(UUID.randomUUID().toString())).isEmpty();
+        assertThatThrownBy(() -> calls.begin(call.toBuilder().status(CallStatus.EXECUTED).id(UUID.randomUUID().toString())
+                .build(), null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void completeRecordsAnOutcomeOnceAndOnlyFromRunning() {
+        CallRecord call = calls.begin(running("ann", "s1"), null);
+        clock.advance(Duration.ofMillis(5));
+        assertThat(calls.complete(call.id(), new Completion(CallStatus.EXECUTED, "{\"ok\":true}", null, 5L, null))).isTrue();
+        assertThat(calls.complete(call.id(), new Completion(CallStatus.FAILED, null, "late", 1L, null))).isFalse();
+
+        CallRecord done = calls.find(call.id()).orElseThrow();
+        assertThat(done.status()).isEqualTo(CallStatus.EXECUTED);
+        assertThat(done.resultJson()).isEqualTo("{\"ok\":true}");
+        assertThat(done.durationMillis()).isEqualTo(5L);
+        assertThat(done.completedAt()).isEqualTo(clock.instant());
+        assertThat(calls.complete(UUID.randomUUID().toString(), new Completion(CallStatus.EXECUTED, null, null, null, null)))
+                .isFalse();
+    }
+
+    // ------------------------------------------------------------------------------ budget
+
+    @Test
+    void theBudgetAdmitsExactlyTheCapUnderConcurrencyAndStoresNothingWhenOver() throws Exception {
+        List<Boolean> admitted = concurrently(24, () -> {
+            int mine = 0;
+            for (int i = 0; i < 5; i++) {
+                try {
+                    calls.begin(running("ann", "s1"), charge("ann", 40));
+                    mine++;
+                } catch (BudgetExceededException e) {
+                    assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(60));
+                }
+            }
+            return mine > 0;
+        });
+        assertThat(admitted).hasSize(24);
+        assertThat(calls.query(CallQuery.latest(1000))).hasSize(40);
+        assertThat(calls.query(CallQuery.latest(1000))).allSatisfy(r -> assertThat(r.createdAt()).isEqualTo(clock.instant()));
+    }
+
+    @Test
+    void theWindowIsRollingAndRetryAfterPointsAtTheNextFreeSlot() {
+        calls.begin(running("ann", "s1"), charge("ann", 2));   // t = 0
+        clock.advance(Duration.ofSeconds(45));
+        calls.begin(running("ann", "s1"), charge("ann", 2));   // t = 45
+        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 2)))
+                .isInstanceOfSatisfying(BudgetExceededException.class,
+                        e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(15)));
+        clock.advance(Duration.ofSeconds(15));                 // t = 60: the first admission left the window
+        calls.begin(running("ann", "s1"), charge("ann", 2));
+        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 2)))
+                .isInstanceOfSatisfying(BudgetExceededException.class,
+                        e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(45)));
+        calls.begin(running("bob", "s1"), charge("bob", 2));   // another principal is unaffected
+        calls.begin(running("ann", "s1"), null);               // an uncharged call is not metered
+    }
+
+    @Test
+    void aLoweredCapAppliesToAdmissionsAlreadyMade() {
+        for (int i = 0; i < 5; i++) {
+            calls.begin(running("ann", "s1"), charge("ann", 10));
+        }
+        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 3))).isInstanceOf(BudgetExceededException.class);
+        calls.begin(running("ann", "s1"), charge("ann", 6));
+    }
+
+    // ------------------------------------------------------------------------------ propose / claim
+
+    @Test
+    void proposeStoresTheProposalWithItsExpiry() {
+        CallRecord proposal = proposed("s1");
+        assertThat(proposal.status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(proposal.expiresAt()).isEqualTo(clock.instant().plus(TTL));
+        assertThat(proposal.summary()).isEqualTo("Add a note");
+        assertThat(proposal.payloadJson()).isEqualTo("{\"id\":\"n1\"}");
+        assertThat(proposal.diffJson()).isEqualTo("[]");
+        assertThat(proposal.tokenDigest()).isEqualTo("d".repeat(64));
+        assertThat(calls.find(proposal.id())).contains(proposal);
+        assertThat(calls.countPending("s1")).isEqualTo(1);
+        assertThat(calls.propose(proposal.id(), state(), TTL, 100).status()).isEqualTo(ProposeResult.Status.NOT_RUNNING);
+    }
+
+    @Test
+    void thePendingCapHoldsUnderConcurrency() throws Exception {
+        List<ProposeResult.Status> results = concurrently(16, () -> {
+            CallRecord call = calls.begin(running("ann", "capped"), null);
+            return calls.propose(call.id(), state(), TTL, 5).status();
+        });
+        assertThat(results).filteredOn(s -> s == ProposeResult.Status.PROPOSED).hasSize(5);
+        assertThat(results).filteredOn(s -> s == ProposeResult.Status.PENDING_LIMIT).hasSize(11);
+        assertThat(calls.countPending("capped")).isEqualTo(5);
+        clock.advance(TTL);
+        assertThat(calls.countPending("capped")).as("expired proposals do not count").isZero();
+    }
+
+    @Test
+    void ofManyConcurrentClaimsExactlyOneWins() throws Exception {
+        CallRecord proposal = proposed("s1");
+        List<ClaimResult.Status> results = concurrently(32, () -> calls.claim(proposal.id(), new Claim(ANN, null, null), null).status());
+
+        assertThat(results).filteredOn(s -> s == ClaimResult.Status.CLAIMED).hasSize(1);
+        assertThat(results).filteredOn(s -> s == ClaimResult.Status.NOT_PENDING).hasSize(31);
+        CallRecord claimed = calls.find(proposal.id()).orElseThrow();
+        assertThat(claimed.status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(claimed.appliedBy()).isEqualTo(ANN);
+        assertThat(claimed.appliedAt()).isEqualTo(clock.instant());
+        assertThat(claimed.completedAt()).isNull();
+        assertThat(calls.countPending("s1")).isZero();
+    }
+
+    @Test
+    void aClaimRecordsTheOperatorsDecisionAndTheApplyOutcomeCompletesIt() {
+        CallRecord proposal = proposed("s1");
+        ClaimResult claim = calls.claim(proposal.id(), new Claim(OPS, OPS, "checked"), null);
+        assertThat(claim.record().decidedBy()).isEqualTo(OPS);
+        assertThat(claim.record().decisionReason()).isEqualTo("checked");
+
+        assertThat(calls.complete(proposal.id(), new Completion(CallStatus.APPLIED, "\"done\"", null, 3L, null))).isTrue();
+        assertThat(calls.complete(proposal.id(), new Completion(CallStatus.FAILED, null, "x", 3L, null))).isFalse();
+        CallRecord done = calls.find(proposal.id()).orElseThrow();
+        assertThat(done.status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(done.resultJson()).isEqualTo("\"done\"");
+        assertThat(done.completedAt()).isNotNull();
+    }
+
+    @Test
+    void aClaimExplainsWhyItLost() {
+        CallRecord proposal = proposed("s1");
+        assertThat(calls.claim(UUID.randomUUID().toString(), new Claim(ANN, null, null), null).status())
+                .isEqualTo(ClaimResult.Status.NOT_FOUND);
+        clock.advance(TTL);
+        ClaimResult expired = calls.claim(proposal.id(), new Claim(ANN, null, null), null);
+        assertThat(expired.status()).isEqualTo(ClaimResult.Status.EXPIRED);
+        assertThat(expired.record().status()).isEqualTo(CallStatus.PROPOSED);
+
+        CallRecord fresh = proposed("s1");
+        calls.claim(fresh.id(), new Claim(ANN, null, null), null);
+        assertThat(calls.claim(fresh.id(), new Claim(ANN, null, null), null).status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
+    }
+
+    @Test
+    void anOverBudgetClaimChangesNothing() {
+        CallRecord proposal = proposed("s1");
+        calls.begin(running("ann", "s1"), charge("ann", 1));
+
+        assertThatThrownBy(() -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 1)))
+                .isInstanceOf(BudgetExceededException.class);
+        assertThat(calls.find(proposal.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 2)).status())
+                .isEqualTo(ClaimResult.Status.CLAIMED);
+    }
+
+    @Test
+    void aLosingClaimDoesNotSpendTheBudget() throws Exception {
+        CallRecord proposal = proposed("s1");
+        concurrently(8, () -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 2)).status());
+        calls.begin(running("ann", "s1"), charge("ann", 2));
+        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 2))).isInstanceOf(BudgetExceededException.class);
+    }
+
+    // ------------------------------------------------------------------------------ close / expire
+
+    @Test
+    void onlyAPendingProposalCanBeClosed() {
+        CallRecord proposal = proposed("s1");
+        assertThat(calls.close(proposal.id(), new Closure(CallStatus.REJECTED, OPS, "no", null))).isTrue();
+        assertThat(calls.close(proposal.id(), new Closure(CallStatus.REJECTED, OPS, "again", null))).isFalse();
+        CallRecord rejected = calls.find(proposal.id()).orElseThrow();
+        assertThat(rejected.status()).isEqualTo(CallStatus.REJECTED);
+        assertThat(rejected.decidedBy()).isEqualTo(OPS);
+        assertThat(rejected.decisionReason()).isEqualTo("no");
+        assertThat(calls.claim(proposal.id(), new Claim(ANN, null, null), null).status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
+
+        CallRecord edited = proposed("s1");
+        assertThat(calls.close(edited.id(), new Closure(CallStatus.SUPERSEDED, OPS, "edited", "next-id"))).isTrue();
+        assertThat(calls.find(edited.id()).orElseThrow().supersededBy()).isEqualTo("next-id");
+
+        CallRecord late = proposed("s1");
+        clock.advance(TTL);
+        assertThat(calls.close(late.id(), new Closure(CallStatus.REJECTED, OPS, "too late", null))).isFalse();
+    }
+
+    @Test
+    void theSweeperExpiresOnlyDueProposalsAndIsSafeToRunConcurrently() throws Exception {
+        CallRecord due = proposed("s1");
+        clock.advance(Duration.ofMinutes(5));
+        CallRecord notDue = proposed("s1");
+        CallRecord applied = proposed("s1");
+        calls.claim(applied.id(), new Claim(ANN, null, null), null);
+        clock.advance(Duration.ofMinutes(5));
+
+        List<Integer> counts = concurrently(6, calls::expireDue);
+        assertThat(counts.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1);
+        assertThat(calls.find(due.id()).orElseThrow().status()).isEqualTo(CallStatus.EXPIRED);
+        assertThat(calls.find(notDue.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(calls.find(applied.id()).orElseThrow().status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(calls.expireDue()).isZero();
+        assertThat(calls.claim(due.id(), new Claim(ANN, null, null), null).status()).isEqualTo(ClaimResult.Status.EXPIRED);
+    }
+
+    // ------------------------------------------------------------------------------ queries
+
+    @Test
+    void queriesFilterAndReturnNewestFirst() {
+        CallRecord first = calls.begin(running("ann", "s1"), null);
+        clock.advance(Duration.ofMillis(1));
+        CallRecord second = calls.begin(running("bob", "s2"), null);
+        clock.advance(Duration.ofMillis(1));
+        CallRecord third = calls.begin(running("ann", "s2").toBuilder().tenantId("globex").toolName("notes.list").build(), null);
+        calls.complete(first.id(), new Completion(CallStatus.EXECUTED, null, null, 1L, null));
+
+        assertThat(calls.query(CallQuery.latest(10))).extracting(CallRecord::id).containsExactly(third.id(), second.id(), first.id());
+        assertThat(calls.query(CallQuery.latest(2))).extracting(CallRecord::id).containsExactly(third.id(), second.id());
+        assertThat(calls.query(CallQuery.latest(10).principal("user:ann"))).extracting(CallRecord::id)
+                .containsExactly(third.id(), first.id());
+        assertThat(calls.query(CallQuery.latest(10).session("s2").tenant("acme"))).extracting(CallRecord::id)
+                .containsExactly(second.id());
+        assertThat(calls.query(CallQuery.latest(10).tool("notes.list"))).extracting(CallRecord::id).containsExactly(third.id());
+        assertThat(calls.query(CallQuery.latest(10).status(CallStatus.EXECUTED))).extracting(CallRecord::id)
+                .containsExactly(first.id());
+    }
+
+    @Test
+    void theStoreClockIsTheOneClock() {
+        Instant before = calls.now();
+        clock.advance(Duration.ofSeconds(7));
+        assertThat(Duration.between(before, calls.now())).isEqualTo(Duration.ofSeconds(7));
+    }
+
+    // ------------------------------------------------------------------------------ policy store
+
+    @Test
+    void overridesAreStoredPerScopeAndReadTogether() {
+        policies.putOverride(new ModeOverride(OverrideScope.TENANT, "acme", "notes.add", Mode.ALLOW, OPS, null));
+        policies.putOverride(new ModeOverride(OverrideScope.AUTOMATION, "nightly", "notes.add", Mode.DENY, OPS, null));
+        policies.putOverride(new ModeOverride(OverrideScope.TENANT, "acme", "notes.add", Mode.REQUIRE_APPROVAL, ANN, null));
+        policies.putOverride(new ModeOverride(OverrideScope.TENANT, "acme", "notes.edit", Mode.DENY, OPS, null));
+
+        PolicyView view = policies.view("notes.add", "acme", "nightly");
+        assertThat(view.automationOverride()).get().satisfies(o -> assertThat(o.mode()).isEqualTo(Mode.DENY));
+        assertThat(view.tenantOverride()).get().satisfies(o -> {
+            assertThat(o.mode()).isEqualTo(Mode.REQUIRE_APPROVAL);
+            assertThat(o.setBy()).isEqualTo(ANN);
+            assertThat(o.setAt()).isEqualTo(clock.instant());
+        });
+        assertThat(policies.view("notes.add", "globex", null)).isEqualTo(PolicyView.EMPTY);
+        assertThat(policies.view("notes.add", null, null)).isEqualTo(PolicyView.EMPTY);
+        assertThat(policies.overrides(OverrideScope.TENANT, "acme")).extracting(ModeOverride::toolName)
+                .containsExactly("notes.add", "notes.edit");
+        assertThat(policies.removeOverride(OverrideScope.TENANT, "acme", "notes.add")).isTrue();
+        assertThat(policies.removeOverride(OverrideScope.TENANT, "acme", "notes.add")).isFalse();
+        assertThat(policies.view("notes.add", "acme", null).tenantOverride()).isEmpty();
+    }
+
+    @Test
+    void aFirstSeenReviewIsKeptAndAnOperatorsReviewReplacesIt() {
+        ToolReview first = policies.reviewIfAbsent(new ToolReview("acme", "remote.lookup", "f1", ANN, null));
+        assertThat(first.reviewedAt()).isEqualTo(clock.instant());
+        assertThat(policies.reviewIfAbsent(new ToolReview("acme", "remote.lookup", "f2", ANN, null)).fingerprint()).isEqualTo("f1");
+        assertThat(policies.view("remote.lookup", "acme", null).review()).get()
+                .satisfies(r -> assertThat(r.fingerprint()).isEqualTo("f1"));
+
+        policies.putReview(new ToolReview("acme", "remote.lookup", "f2", OPS, null));
+        assertThat(policies.view("remote.lookup", "acme", null).review()).get().satisfies(r -> {
+            assertThat(r.fingerprint()).isEqualTo("f2");
+            assertThat(r.reviewedBy()).isEqualTo(OPS);
+        });
+        policies.reviewIfAbsent(new ToolReview("", "remote.lookup", "g1", ANN, null));
+        assertThat(policies.view("remote.lookup", null, null).review()).get()
+                .satisfies(r -> assertThat(r.fingerprint()).isEqualTo("g1"));
+    }
+}
