@@ -1,0 +1,51 @@
+package dev.toolgate.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.spi.InMemoryStore;
+import dev.toolgate.tool.Effect;
+import dev.toolgate.tool.RegisteredTool;
+import dev.toolgate.tool.ToolDescriptor;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class DemoHostTest {
+
+    @Test
+    void theDemoPluginIsFoundThroughMetaInfServicesAlone() {
+        try (Toolgate gate = Toolgate.builder().store(new InMemoryStore()).build()) {
+            assertThat(gate.registry().tools()).extracting(RegisteredTool::name).containsExactly(
+                    "catalog.listSystems", "incident.create", "incident.delete", "incident.get", "incident.list", "incident.update");
+            assertThat(gate.registry().find("incident.delete").orElseThrow().effect()).isEqualTo(Effect.DESTRUCTIVE);
+            assertThat(gate.registry().find("catalog.listSystems").orElseThrow().requiredAccessRules())
+                    .containsExactly("catalog.system.read");
+            assertThat(gate.listTools(DemoPrincipals.BOB)).extracting(ToolDescriptor::name)
+                    .containsExactly("catalog.listSystems", "incident.get", "incident.list");
+            assertThat(gate.listTools(DemoPrincipals.REPORTER)).isEmpty();
+        }
+    }
+
+    @Test
+    void theDemoRunsEveryStepOnTheInMemoryStore() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DemoHost.run(new String[] {"--db", "memory"}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String out = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(out)
+                .contains("hidden incident.create        (missing incident.incident.manage)")
+                .contains("service principals never drive tools")
+                .contains("\"additionalProperties\" : false")
+                .contains("status:  awaiting_operator")
+                .contains("refused [already_used]")
+                .contains("refused [forbidden]: Forbidden: incident.create (missing permission: incident.incident.manage)")
+                .contains("/severity    \"HIGH\" -> \"CRITICAL\"")
+                .contains("alice approves it again -> Proposal")
+                .contains("incident.create in AUTO -> applied card")
+                .contains("incident.delete in AUTO -> awaiting_operator")
+                .contains("rejected   incident.delete")
+                .doesNotContain("unexpectedly allowed");
+    }
+}
