@@ -1,7 +1,6 @@
 package dev.toolgate;
 
 import dev.toolgate.json.FieldChange;
-import dev.toolgate.json.Json;
 import dev.toolgate.json.JsonTruncator;
 import dev.toolgate.json.Redactor;
 import java.util.ArrayList;
@@ -50,9 +49,5 @@ final class Hygiene {
 
     private JsonNode redact(JsonNode node) {
         return node == null ? null : redactor.redact(node);
-    }
-
-    static String write(JsonNode node) {
-        return Json.write(node);
     }
 }

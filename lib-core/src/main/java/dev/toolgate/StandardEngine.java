@@ -261,8 +261,29 @@ final class StandardEngine implements ProposeApplyEngine {
     // ------------------------------------------------------------------------------------------ apply
 
     @Override
-    public Applied apply(CallContext context, String tokenText) {
+    public Applied apply(CallContext context, String token) {
         long start = System.nanoTime();
+        Checked checked = checkToken(context, token);
+        CallRecord record = checked.record();
+        JsonNode payload = storedPayload(record, checked.tool());
+        ClaimResult claim = calls.claim(record.id(), new Claim(PrincipalRef.of(context.principal()), null, null),
+                charge(context.principal()));
+        if (claim.status() != ClaimResult.Status.CLAIMED) {
+            throw lostClaim(claim, record.id());
+        }
+        return runClaimed(claim.record(), checked.tool(), payload, context.principal(), context.transport(), false, start);
+    }
+
+    @Override
+    public PendingProposal inspect(CallContext context, String token) {
+        return pendingView(checkToken(context, token).record());
+    }
+
+    /** A proposal and its tool, after every check apply makes before claiming. */
+    private record Checked(CallRecord record, RegisteredTool tool) {
+    }
+
+    private Checked checkToken(CallContext context, String tokenText) {
         Objects.requireNonNull(context, "context");
         ProposalToken token = ProposalToken.parse(tokenText);
         CallRecord record = calls.find(token.callId()).filter(r -> r.tokenDigest() != null)
@@ -273,13 +294,7 @@ final class StandardEngine implements ProposeApplyEngine {
         requirePending(record, calls.now());
         RegisteredTool tool = registry.find(record.toolName()).orElseThrow(() -> new UnknownToolException(record.toolName()));
         authorize(context.principal(), tool);
-        JsonNode payload = storedPayload(record, tool);
-        ClaimResult claim = calls.claim(record.id(), new Claim(PrincipalRef.of(context.principal()), null, null),
-                charge(context.principal()));
-        if (claim.status() != ClaimResult.Status.CLAIMED) {
-            throw lostClaim(claim, record.id());
-        }
-        return runClaimed(claim.record(), tool, payload, context.principal(), context.transport(), false, start);
+        return new Checked(record, tool);
     }
 
     /** Throws the lifecycle error that explains why {@code record} cannot be applied at {@code now}. */

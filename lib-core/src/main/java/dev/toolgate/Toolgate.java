@@ -16,6 +16,7 @@ import dev.toolgate.gate.GateSettings;
 import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.gate.ProposeApplyEngine;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.Redactor;
@@ -24,6 +25,7 @@ import dev.toolgate.policy.ModeCascade;
 import dev.toolgate.policy.ModeOverride;
 import dev.toolgate.policy.ModeResolution;
 import dev.toolgate.policy.OverrideScope;
+import dev.toolgate.policy.ToolReview;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.StoreProvider;
 import dev.toolgate.spi.StoreSettings;
@@ -176,6 +178,11 @@ public final class Toolgate implements AutoCloseable {
         return engine.apply(context, token);
     }
 
+    /** What a token would apply, checked as apply checks it; see {@link ProposeApplyEngine#inspect}. */
+    public PendingProposal inspect(CallContext context, String token) {
+        return engine.inspect(context, token);
+    }
+
     // ---------------------------------------------------------------------------------------- inbox
 
     /** Pending proposals the viewer may see; see {@link ProposeApplyEngine#pending}. */
@@ -195,7 +202,7 @@ public final class Toolgate implements AutoCloseable {
 
     /** An operator edits a proposal's arguments; see {@link ProposeApplyEngine#edit}. */
     public InboxResult edit(CallContext approver, String callId, String argumentsJson) {
-        return engine.edit(approver, callId, parseArguments("edit", argumentsJson));
+        return engine.edit(approver, callId, parseArguments("the edit of " + callId, argumentsJson));
     }
 
     /** An operator re-confirms a drifted tool's schema; see {@link ProposeApplyEngine#confirmSchema}. */
@@ -211,14 +218,14 @@ public final class Toolgate implements AutoCloseable {
      */
     public void setMode(CallContext approver, OverrideScope scope, String toolName, Mode mode) {
         approvers.require(approver);
-        RegisteredTool tool = registry.find(toolName).orElseThrow(() -> new dev.toolgate.gate.UnknownToolException(toolName));
+        RegisteredTool tool = registry.find(toolName).orElseThrow(() -> new UnknownToolException(toolName));
         String scopeId = scope == OverrideScope.AUTOMATION ? approver.automationId() : approver.tenantId();
         if (scopeId == null) {
             throw new IllegalArgumentException("the approver's context has no " + scope.wireName() + " to store a mode for");
         }
         PrincipalRef actor = PrincipalRef.of(approver.principal());
         store.policies().putOverride(new ModeOverride(scope, scopeId, tool.name(), mode, actor, null));
-        store.policies().putReview(new dev.toolgate.policy.ToolReview(approver.tenantId() == null ? "" : approver.tenantId(),
+        store.policies().putReview(new ToolReview(approver.tenantId() == null ? "" : approver.tenantId(),
                 tool.name(), tool.schemaFingerprint(), actor, null));
     }
 

@@ -26,6 +26,7 @@ public record AccessDecision(boolean allowed, Set<String> missingRules, Reason r
 
     private static final AccessDecision ALLOW = new AccessDecision(true, Set.of(), Reason.ALLOWED);
 
+    /** Checks the components; see the class description for what each must hold. */
     public AccessDecision {
         Objects.requireNonNull(reason, "reason");
         missingRules = Collections.unmodifiableSortedSet(new TreeSet<>(missingRules));

@@ -30,6 +30,7 @@ public record Principal(PrincipalKind kind, String id, Set<String> accessRules, 
     private static final int MAX_ID_LENGTH = 200;
     private static final Pattern RULE = Pattern.compile("[A-Za-z0-9_.:*-]{1,200}");
 
+    /** Checks the components; see the class description for what each must hold. */
     public Principal {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(id, "id");

@@ -10,6 +10,7 @@ import java.util.Objects;
  */
 public record PrincipalRef(PrincipalKind kind, String id) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public PrincipalRef {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(id, "id");

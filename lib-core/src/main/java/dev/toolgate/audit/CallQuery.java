@@ -17,6 +17,7 @@ public record CallQuery(String tenantId, String sessionId, String principalKey, 
     /** Most records one query returns. */
     public static final int MAX_LIMIT = 10_000;
 
+    /** Checks the components; see the class description for what each must hold. */
     public CallQuery {
         if (limit < 1 || limit > MAX_LIMIT) {
             throw new IllegalArgumentException("limit must be 1 to " + MAX_LIMIT + ", got " + limit);
@@ -28,10 +29,15 @@ public record CallQuery(String tenantId, String sessionId, String principalKey, 
         return new CallQuery(null, null, null, null, null, limit);
     }
 
+    /** Only calls of this tenant. */
     public CallQuery tenant(String v) { return new CallQuery(v, sessionId, principalKey, toolName, status, limit); }
+    /** Only calls of this session. */
     public CallQuery session(String v) { return new CallQuery(tenantId, v, principalKey, toolName, status, limit); }
+    /** Only calls made by this principal key ({@code <kind>:<id>}). */
     public CallQuery principal(String v) { return new CallQuery(tenantId, sessionId, v, toolName, status, limit); }
+    /** Only calls of this tool. */
     public CallQuery tool(String v) { return new CallQuery(tenantId, sessionId, principalKey, v, status, limit); }
+    /** Only calls in this status. */
     public CallQuery status(CallStatus v) { return new CallQuery(tenantId, sessionId, principalKey, toolName, v, limit); }
 
     /** True if {@code record} passes every set filter. */

@@ -75,6 +75,7 @@ public record CallRecord(
         String supersedes,
         String supersededBy) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public CallRecord {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(toolName, "toolName");
@@ -172,33 +173,61 @@ public record CallRecord(
             supersededBy = r.supersededBy;
         }
 
+        /** Sets {@link CallRecord#id()}. */
         public Builder id(String v) { id = v; return this; }
+        /** Sets {@link CallRecord#toolName()}. */
         public Builder toolName(String v) { toolName = v; return this; }
+        /** Sets {@link CallRecord#effect()}. */
         public Builder effect(Effect v) { effect = v; return this; }
+        /** Sets {@link CallRecord#principal()}. */
         public Builder principal(PrincipalRef v) { principal = v; return this; }
+        /** Sets {@link CallRecord#tenantId()}. */
         public Builder tenantId(String v) { tenantId = v; return this; }
+        /** Sets {@link CallRecord#sessionId()}. */
         public Builder sessionId(String v) { sessionId = v; return this; }
+        /** Sets {@link CallRecord#automationId()}. */
         public Builder automationId(String v) { automationId = v; return this; }
+        /** Sets {@link CallRecord#transport()}. */
         public Builder transport(String v) { transport = v; return this; }
+        /** Sets {@link CallRecord#status()}. */
         public Builder status(CallStatus v) { status = v; return this; }
+        /** Sets {@link CallRecord#mode()}. */
         public Builder mode(Mode v) { mode = v; return this; }
+        /** Sets {@link CallRecord#modeSource()}. */
         public Builder modeSource(ModeSource v) { modeSource = v; return this; }
+        /** Sets {@link CallRecord#argumentsHash()}. */
         public Builder argumentsHash(String v) { argumentsHash = v; return this; }
+        /** Sets {@link CallRecord#createdAt()}. */
         public Builder createdAt(Instant v) { createdAt = v; return this; }
+        /** Sets {@link CallRecord#summary()}. */
         public Builder summary(String v) { summary = v; return this; }
+        /** Sets {@link CallRecord#payloadJson()}. */
         public Builder payloadJson(String v) { payloadJson = v; return this; }
+        /** Sets {@link CallRecord#diffJson()}. */
         public Builder diffJson(String v) { diffJson = v; return this; }
+        /** Sets {@link CallRecord#tokenDigest()}. */
         public Builder tokenDigest(String v) { tokenDigest = v; return this; }
+        /** Sets {@link CallRecord#expiresAt()}. */
         public Builder expiresAt(Instant v) { expiresAt = v; return this; }
+        /** Sets {@link CallRecord#resultJson()}. */
         public Builder resultJson(String v) { resultJson = v; return this; }
+        /** Sets {@link CallRecord#error()}. */
         public Builder error(String v) { error = v; return this; }
+        /** Sets {@link CallRecord#completedAt()}. */
         public Builder completedAt(Instant v) { completedAt = v; return this; }
+        /** Sets {@link CallRecord#durationMillis()}. */
         public Builder durationMillis(Long v) { durationMillis = v; return this; }
+        /** Sets {@link CallRecord#appliedBy()}. */
         public Builder appliedBy(PrincipalRef v) { appliedBy = v; return this; }
+        /** Sets {@link CallRecord#appliedAt()}. */
         public Builder appliedAt(Instant v) { appliedAt = v; return this; }
+        /** Sets {@link CallRecord#decidedBy()}. */
         public Builder decidedBy(PrincipalRef v) { decidedBy = v; return this; }
+        /** Sets {@link CallRecord#decisionReason()}. */
         public Builder decisionReason(String v) { decisionReason = v; return this; }
+        /** Sets {@link CallRecord#supersedes()}. */
         public Builder supersedes(String v) { supersedes = v; return this; }
+        /** Sets {@link CallRecord#supersededBy()}. */
         public Builder supersededBy(String v) { supersededBy = v; return this; }
 
         /** Builds the record; id, tool, effect, principal, transport, status, mode and hash are required. */

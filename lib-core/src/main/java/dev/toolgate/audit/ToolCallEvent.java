@@ -22,6 +22,7 @@ import java.util.Objects;
 public record ToolCallEvent(String callId, String toolName, Effect effect, CallStatus status, PrincipalRef principal,
                             String tenantId, String transport, Duration duration) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public ToolCallEvent {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(toolName, "toolName");

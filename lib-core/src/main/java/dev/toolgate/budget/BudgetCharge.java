@@ -10,6 +10,7 @@ import java.util.Objects;
  */
 public record BudgetCharge(String principalKey, BudgetLimit limit) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public BudgetCharge {
         Objects.requireNonNull(principalKey, "principalKey");
         Objects.requireNonNull(limit, "limit");

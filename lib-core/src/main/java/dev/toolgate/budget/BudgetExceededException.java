@@ -14,6 +14,7 @@ public class BudgetExceededException extends RuntimeException {
     private final transient BudgetLimit limit;
     private final Duration retryAfter;
 
+    /** A refusal for {@code principalKey}, which may retry after {@code retryAfter}. */
     public BudgetExceededException(String principalKey, BudgetLimit limit, Duration retryAfter) {
         super("Tool budget exceeded for " + principalKey + ": " + limit + "; retry after "
                 + Math.max(1, retryAfter.toMillis()) + " ms");

@@ -15,6 +15,7 @@ public record BudgetLimit(int calls, Duration window) {
     /** 60 calls per 60 seconds. */
     public static final BudgetLimit DEFAULT = new BudgetLimit(60, Duration.ofSeconds(60));
 
+    /** Checks the components; see the class description for what each must hold. */
     public BudgetLimit {
         Objects.requireNonNull(window, "window");
         if (calls < 1) {

@@ -25,6 +25,7 @@ import tools.jackson.databind.node.ObjectNode;
 public record Applied(String callId, String toolName, String summary, JsonNode result, List<FieldChange> diff,
                       PrincipalRef appliedBy, boolean automatic, String supersedes) implements CallResult {
 
+    /** Checks the components; see the class description for what each must hold. */
     public Applied {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(toolName, "toolName");

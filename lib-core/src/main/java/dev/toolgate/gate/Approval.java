@@ -14,6 +14,7 @@ import java.util.Objects;
  */
 public record Approval(boolean always, OverrideScope scope, String reason) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public Approval {
         if (always) {
             Objects.requireNonNull(scope, "an 'always' approval needs a scope");

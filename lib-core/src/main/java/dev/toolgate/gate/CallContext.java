@@ -29,6 +29,7 @@ public record CallContext(Principal principal, String tenantId, String sessionId
     private static final Pattern TRANSPORT = Pattern.compile("[a-z0-9_-]{1,32}");
     private static final int MAX_ID = 200;
 
+    /** Checks the components; see the class description for what each must hold. */
     public CallContext {
         Objects.requireNonNull(principal, "principal");
         Objects.requireNonNull(permissionMode, "permissionMode");
@@ -46,34 +47,42 @@ public record CallContext(Principal principal, String tenantId, String sessionId
         return new CallContext(principal, null, null, null, "java", PermissionMode.APPROVE, SessionKind.INTERACTIVE, null);
     }
 
+    /** This context for another principal (for example after the host narrowed its scopes). */
     public CallContext withPrincipal(Principal v) {
         return new CallContext(v, tenantId, sessionId, automationId, transport, permissionMode, sessionKind, turn);
     }
 
+    /** This context in a tenant (organization); null for none. */
     public CallContext withTenant(String v) {
         return new CallContext(principal, v, sessionId, automationId, transport, permissionMode, sessionKind, turn);
     }
 
+    /** This context in a session or conversation; null for none (then no pending cap applies). */
     public CallContext withSession(String v) {
         return new CallContext(principal, tenantId, v, automationId, transport, permissionMode, sessionKind, turn);
     }
 
+    /** This context for an automation; null for none. */
     public CallContext withAutomation(String v) {
         return new CallContext(principal, tenantId, sessionId, v, transport, permissionMode, sessionKind, turn);
     }
 
+    /** This context arriving over another transport, such as {@code mcp} or {@code chat}. */
     public CallContext withTransport(String v) {
         return new CallContext(principal, tenantId, sessionId, automationId, v, permissionMode, sessionKind, turn);
     }
 
+    /** This context in another permission mode. */
     public CallContext withPermissionMode(PermissionMode v) {
         return new CallContext(principal, tenantId, sessionId, automationId, transport, v, sessionKind, turn);
     }
 
+    /** This context in another kind of session. */
     public CallContext withSessionKind(SessionKind v) {
         return new CallContext(principal, tenantId, sessionId, automationId, transport, permissionMode, v, turn);
     }
 
+    /** This context in a model turn, for the duplicate-call guard; null for none. */
     public CallContext withTurn(Turn v) {
         return new CallContext(principal, tenantId, sessionId, automationId, transport, permissionMode, sessionKind, v);
     }

@@ -16,6 +16,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public record Denied(String callId, String toolName, String reason, ModeResolution mode) implements CallResult {
 
+    /** Checks the components; see the class description for what each must hold. */
     public Denied {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(toolName, "toolName");

@@ -23,6 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 public record EngineContext(ToolRegistry registry, Resolver resolver, ToolBudget budget, ToolgateStore store,
                             GateSettings settings, List<ToolCallListener> listeners, JsonMapper mapper) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public EngineContext {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(resolver, "resolver");

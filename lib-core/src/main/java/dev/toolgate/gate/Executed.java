@@ -15,6 +15,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public record Executed(String callId, String toolName, JsonNode result, boolean truncated) implements CallResult {
 
+    /** Checks the components; see the class description for what each must hold. */
     public Executed {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(toolName, "toolName");

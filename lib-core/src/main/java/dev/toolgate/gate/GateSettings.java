@@ -24,6 +24,7 @@ public record GateSettings(Duration interactiveTtl, Duration unattendedTtl, int 
     /** The rule operators need by default. */
     public static final String DEFAULT_APPROVER_RULE = "toolgate.approvals.manage";
 
+    /** Checks the components; see the class description for what each must hold. */
     public GateSettings {
         positive(interactiveTtl, "interactiveTtl");
         positive(unattendedTtl, "unattendedTtl");

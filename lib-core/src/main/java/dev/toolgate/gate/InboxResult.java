@@ -11,6 +11,7 @@ public sealed interface InboxResult {
 
     /** Approved: the stored payload ran once. */
     record Approved(String callId, Applied applied) implements InboxResult {
+        /** Checks the components; see the class description for what each must hold. */
         public Approved {
             Objects.requireNonNull(callId, "callId");
             Objects.requireNonNull(applied, "applied");
@@ -19,6 +20,7 @@ public sealed interface InboxResult {
 
     /** Rejected: the proposal will never run. */
     record Rejected(String callId, String reason) implements InboxResult {
+        /** Checks the components; see the class description for what each must hold. */
         public Rejected {
             Objects.requireNonNull(callId, "callId");
         }
@@ -29,6 +31,7 @@ public sealed interface InboxResult {
      * is now {@code superseded}.
      */
     record Edited(String callId, CallResult replacement) implements InboxResult {
+        /** Checks the components; see the class description for what each must hold. */
         public Edited {
             Objects.requireNonNull(callId, "callId");
             Objects.requireNonNull(replacement, "replacement");
@@ -40,6 +43,7 @@ public sealed interface InboxResult {
      * perhaps by another operator or instance). A decision never revives a proposal.
      */
     record NotPending(String callId, CallStatus status) implements InboxResult {
+        /** Checks the components; see the class description for what each must hold. */
         public NotPending {
             Objects.requireNonNull(callId, "callId");
             Objects.requireNonNull(status, "status");

@@ -34,6 +34,7 @@ public record PendingProposal(String callId, String toolName, Effect effect, Pri
                               Instant createdAt, Instant expiresAt, Mode mode, ModeSource modeSource,
                               String supersedes) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public PendingProposal {
         Objects.requireNonNull(callId, "callId");
         diff = List.copyOf(diff);

@@ -29,6 +29,7 @@ import tools.jackson.databind.node.ObjectNode;
 public record Proposal(String callId, String toolName, Effect effect, String token, String summary, JsonNode payload,
                        List<FieldChange> diff, Instant expiresAt, ModeResolution mode) implements CallResult {
 
+    /** Checks the components; see the class description for what each must hold. */
     public Proposal {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(toolName, "toolName");

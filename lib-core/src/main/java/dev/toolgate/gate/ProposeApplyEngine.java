@@ -45,11 +45,26 @@ public interface ProposeApplyEngine extends AutoCloseable {
     /**
      * Applies a proposal by token, executing only its stored payload. Takes no arguments from the caller.
      *
-     * @throws MalformedTokenException, UnknownProposalException, InvalidTokenException,
-     *         TokenExpiredException, TokenAlreadyUsedException, ProposalClosedException,
-     *         ForbiddenException, StaleProposalException, budget and execution failures
+     * @throws MalformedTokenException   the token is not {@code propose:<uuid>.<nonce>}
+     * @throws UnknownProposalException  no proposal has that id
+     * @throws InvalidTokenException     the nonce is wrong
+     * @throws TokenExpiredException     the proposal expired
+     * @throws TokenAlreadyUsedException the proposal was already applied
+     * @throws ProposalClosedException   an operator rejected or replaced it
+     * @throws ForbiddenException        the applier lacks a rule the tool requires
+     * @throws StaleProposalException    the stored payload no longer fits the tool's schema
      */
     Applied apply(CallContext context, String token);
+
+    /**
+     * Checks a token exactly as {@link #apply} does (format, nonce in constant time, expiry, status,
+     * the caller's rules) without applying it, and returns the pending proposal it names. A transport
+     * uses it to show or confirm what a token would do, for example to ask a human before a
+     * DESTRUCTIVE apply. Changes nothing and is not metered.
+     *
+     * @throws ProposeApplyException the same typed errors {@link #apply} throws for the token
+     */
+    PendingProposal inspect(CallContext context, String token);
 
     /** An operator approves a pending proposal by id; a proposal no longer pending is a safe no-op. */
     InboxResult approve(CallContext approver, String callId, Approval approval);

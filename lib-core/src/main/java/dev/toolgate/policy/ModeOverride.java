@@ -17,6 +17,7 @@ import java.util.Objects;
 public record ModeOverride(OverrideScope scope, String scopeId, String toolName, Mode mode, PrincipalRef setBy,
                            Instant setAt) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public ModeOverride {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(scopeId, "scopeId");

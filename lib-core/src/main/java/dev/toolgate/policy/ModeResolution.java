@@ -13,6 +13,7 @@ import java.util.Objects;
  */
 public record ModeResolution(Mode mode, ModeSource source, boolean drifted) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public ModeResolution {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(source, "source");

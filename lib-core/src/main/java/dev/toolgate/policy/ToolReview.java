@@ -18,6 +18,7 @@ import java.util.Objects;
 public record ToolReview(String tenantId, String toolName, String fingerprint, PrincipalRef reviewedBy,
                          Instant reviewedAt) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public ToolReview {
         Objects.requireNonNull(tenantId, "tenantId");
         Objects.requireNonNull(toolName, "toolName");

@@ -98,6 +98,7 @@ public interface CallStore {
      * @param reason         a decision reason (for DENIED), or null
      */
     record Completion(CallStatus status, String resultJson, String error, Long durationMillis, String reason) {
+        /** Checks the components; see the class description for what each must hold. */
         public Completion {
             Objects.requireNonNull(status, "status");
         }
@@ -113,6 +114,7 @@ public interface CallStore {
      * @param supersedes  the proposal this one replaces after an edit, or null
      */
     record ProposalState(String summary, String payloadJson, String diffJson, String tokenDigest, String supersedes) {
+        /** Checks the components; see the class description for what each must hold. */
         public ProposalState {
             Objects.requireNonNull(summary, "summary");
             Objects.requireNonNull(payloadJson, "payloadJson");
@@ -146,6 +148,7 @@ public interface CallStore {
      * @param decisionReason the operator's reason, or null
      */
     record Claim(PrincipalRef appliedBy, PrincipalRef decidedBy, String decisionReason) {
+        /** Checks the components; see the class description for what each must hold. */
         public Claim {
             Objects.requireNonNull(appliedBy, "appliedBy");
         }
@@ -180,6 +183,7 @@ public interface CallStore {
      * @param supersededBy the replacing proposal, for {@code SUPERSEDED}
      */
     record Closure(CallStatus status, PrincipalRef decidedBy, String reason, String supersededBy) {
+        /** Checks the components; see the class description for what each must hold. */
         public Closure {
             Objects.requireNonNull(status, "status");
             Objects.requireNonNull(decidedBy, "decidedBy");

@@ -15,6 +15,7 @@ import tools.jackson.databind.JsonNode;
  */
 public record DryRunResult(String summary, JsonNode payload, List<FieldChange> diff) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public DryRunResult {
         Objects.requireNonNull(summary, "summary");
         Objects.requireNonNull(payload, "payload");

@@ -1,8 +1,11 @@
 package dev.toolgate.tool;
 
+import dev.toolgate.json.Json;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Structured feedback for the model after a call it should correct rather than retry verbatim. A
@@ -28,10 +31,27 @@ public record Feedback(Kind kind, String toolName, List<ValidationIssue> issues,
         }
     }
 
+    /** Checks the components; see the class description for what each must hold. */
     public Feedback {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(toolName, "toolName");
         issues = List.copyOf(issues);
         Objects.requireNonNull(message, "message");
+    }
+
+    /**
+     * The feedback as the JSON a chat loop or MCP returns as a tool error:
+     * {@code {"kind", "toolName", "issues": [{"path", "message"}], "message"}}.
+     */
+    public ObjectNode toJson() {
+        ObjectNode json = Json.object();
+        json.put("kind", kind.wireName());
+        json.put("toolName", toolName);
+        ArrayNode list = json.putArray("issues");
+        for (ValidationIssue issue : issues) {
+            list.addObject().put("path", issue.path()).put("message", issue.message());
+        }
+        json.put("message", message);
+        return json;
     }
 }

@@ -29,6 +29,7 @@ public record ToolContext(String callId, Principal principal, String tenantId, S
         EXECUTE
     }
 
+    /** Checks the components; see the class description for what each must hold. */
     public ToolContext {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(principal, "principal");

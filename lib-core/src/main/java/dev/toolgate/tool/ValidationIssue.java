@@ -11,6 +11,7 @@ import java.util.Objects;
  */
 public record ValidationIssue(String path, String message) {
 
+    /** Checks the components; see the class description for what each must hold. */
     public ValidationIssue {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(message, "message");

@@ -206,4 +206,23 @@ public interface ApplyContract extends ContractCase {
         fx().gate().apply(fx().ctx(fx().writer), proposal.token());
         assertThat(fx().notes.snapshot()).containsExactly(java.util.Map.entry("n1", "approved text"));
     }
+
+    @Test
+    default void inspectChecksATokenAsApplyDoesAndChangesNothing() {
+        fx().notes.put("n1", "old");
+        Proposal proposal = (Proposal) fx().gate().call(fx().ctx(fx().writer), "notes.purge", "{\"id\":\"n1\"}");
+
+        var pending = fx().gate().inspect(fx().ctx(fx().writer), proposal.token());
+        assertThat(pending.callId()).isEqualTo(proposal.callId());
+        assertThat(pending.effect()).isEqualTo(Effect.DESTRUCTIVE);
+        assertThat(pending.summary()).isEqualTo("Delete note n1");
+        assertThatThrownBy(() -> fx().gate().inspect(fx().ctx(fx().reader), proposal.token())).isInstanceOf(ForbiddenException.class);
+        assertThatThrownBy(() -> fx().gate().inspect(fx().ctx(fx().writer), "garbage")).isInstanceOf(MalformedTokenException.class);
+        assertThat(fx().store.calls().find(proposal.callId()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(fx().notes.mutations).hasValue(0);
+
+        fx().gate().apply(fx().ctx(fx().writer), proposal.token());
+        assertThatThrownBy(() -> fx().gate().inspect(fx().ctx(fx().writer), proposal.token()))
+                .isInstanceOf(TokenAlreadyUsedException.class);
+    }
 }

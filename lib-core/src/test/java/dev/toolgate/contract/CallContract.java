@@ -98,6 +98,8 @@ public interface CallContract extends ContractCase {
                     assertThat(e.issues()).containsExactly(ValidationIssue.at("/text", "the word 'forbidden' is not allowed in a note"));
                     assertThat(e.feedback().kind().wireName()).isEqualTo("validation");
                     assertThat(e.feedback().toolName()).isEqualTo("notes.add");
+                    assertThat(e.feedback().toJson().at("/issues/0/path").asString()).isEqualTo("/text");
+                    assertThat(e.feedback().toJson().get("kind").asString()).isEqualTo("validation");
                 });
 
         assertThat(fx().records()).singleElement().satisfies(r -> {

@@ -1,0 +1,201 @@
+package dev.toolgate.examples.mcp;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.access.Principal;
+import dev.toolgate.examples.DemoPrincipals;
+import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.mcp.McpAuthenticator;
+import dev.toolgate.mcp.ToolgateMcpServer;
+import dev.toolgate.policy.PermissionMode;
+import dev.toolgate.spi.InMemoryStore;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A runnable MCP server for the demo plugin's tools ({@code incident.list/get/create/update/delete},
+ * {@code catalog.listSystems}), for real MCP clients: an IDE, a desktop assistant, the MCP Inspector.
+ *
+ * <pre>
+ * # once: write the runtime classpath into a Java argument file (see lib-mcp-adapter/README.md)
+ * echo "-cp $PWD/target/classes:$(cat target/classpath.txt)" &gt; target/mcp-demo.args
+ * # stdio, as carol (what a desktop client launches):
+ * java @target/mcp-demo.args dev.toolgate.examples.mcp.McpDemoServer --transport stdio --principal carol
+ * # Streamable HTTP on http://127.0.0.1:8765/mcp, demo bearer tokens alice-token, bob-token, carol-token:
+ * java @target/mcp-demo.args dev.toolgate.examples.mcp.McpDemoServer --transport http --port 8765
+ * </pre>
+ *
+ * <p>Options: {@code --transport stdio|http} (default stdio), {@code --principal alice|bob|carol}
+ * (stdio, default carol), {@code --port N} (http, default 8765), {@code --bind ADDRESS} (http, default
+ * 127.0.0.1), {@code --db JDBC_URL|memory} (default an H2 file in {@code ~/.toolgate}), {@code --mode
+ * approve|auto} (default approve), {@code --budget N} calls per principal per minute (default 60, 0 for
+ * none), {@code --ttl SECONDS} proposal lifetime (default 600).
+ *
+ * <p>In stdio mode standard output carries only protocol messages: the real stdout is taken for the
+ * protocol before anything else runs, {@link System#out} then points at standard error, and all logs
+ * go to standard error.
+ *
+ * <p>The principals ({@link DemoPrincipals}) and tokens are demo-only: alice holds {@code *}
+ * (everything), bob reads incidents and the catalog, carol also manages incidents, and
+ * {@code reporter} is a service principal (sees no tools); each one's token is {@code <name>-token}. Never use fixed tokens in a real host; implement {@link McpAuthenticator} against real
+ * credentials.
+ */
+public final class McpDemoServer {
+
+    /** The default H2 file database; AUTO_SERVER lets a stdio and an HTTP server share it. */
+    public static final String DEFAULT_DB = "jdbc:h2:file:~/.toolgate/mcp-demo;AUTO_SERVER=TRUE";
+
+    /** Demo principals by name. */
+    public static final Map<String, Principal> PRINCIPALS;
+    /** Demo bearer tokens (demo only). */
+    public static final Map<String, Principal> TOKENS;
+
+    static {
+        Map<String, Principal> principals = new LinkedHashMap<>();
+        Map<String, Principal> tokens = new LinkedHashMap<>();
+        for (Principal principal : DemoPrincipals.all()) {
+            principals.put(principal.id(), principal);
+            tokens.put(principal.id() + "-token", principal);
+        }
+        PRINCIPALS = Map.copyOf(principals);
+        TOKENS = Map.copyOf(tokens);
+    }
+
+    private McpDemoServer() {
+    }
+
+    /** Parsed command-line options. */
+    record Options(String transport, String principal, int port, String bind, String db, PermissionMode mode, int budget,
+                   int ttlSeconds) {
+
+        static Options parse(String[] args) {
+            Map<String, String> values = new LinkedHashMap<>(Map.of("--transport", "stdio", "--principal", "carol",
+                    "--port", "8765", "--bind", "127.0.0.1", "--db", DEFAULT_DB, "--mode", "approve", "--budget", "60",
+                    "--ttl", "600"));
+            for (int i = 0; i < args.length; i++) {
+                String key = args[i];
+                String value = null;
+                int eq = key.indexOf('=');
+                if (eq > 0) {
+                    value = key.substring(eq + 1);
+                    key = key.substring(0, eq);
+                }
+                if (key.equals("--help") || key.equals("-h")) {
+                    throw new IllegalArgumentException("");
+                }
+                if (!values.containsKey(key)) {
+                    throw new IllegalArgumentException("unknown option " + key);
+                }
+                if (value == null) {
+                    if (i + 1 >= args.length) {
+                        throw new IllegalArgumentException(key + " needs a value");
+                    }
+                    value = args[++i];
+                }
+                values.put(key, value);
+            }
+            String transport = values.get("--transport").toLowerCase(Locale.ROOT);
+            if (!transport.equals("stdio") && !transport.equals("http")) {
+                throw new IllegalArgumentException("--transport must be stdio or http");
+            }
+            String principal = values.get("--principal").toLowerCase(Locale.ROOT);
+            if (!PRINCIPALS.containsKey(principal)) {
+                throw new IllegalArgumentException("--principal must be one of " + PRINCIPALS.keySet());
+            }
+            PermissionMode mode = switch (values.get("--mode").toLowerCase(Locale.ROOT)) {
+                case "approve" -> PermissionMode.APPROVE;
+                case "auto" -> PermissionMode.AUTO;
+                default -> throw new IllegalArgumentException("--mode must be approve or auto");
+            };
+            return new Options(transport, principal, number(values, "--port", 0, 65535), values.get("--bind"),
+                    values.get("--db"), mode, number(values, "--budget", 0, 1_000_000), number(values, "--ttl", 1, 86_400 * 7));
+        }
+
+        private static int number(Map<String, String> values, String key, int min, int max) {
+            try {
+                int value = Integer.parseInt(values.get(key).trim());
+                if (value < min || value > max) {
+                    throw new IllegalArgumentException(key + " must be between " + min + " and " + max);
+                }
+                return value;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(key + " must be a whole number");
+            }
+        }
+    }
+
+    static final String USAGE = """
+            Usage: McpDemoServer [--transport stdio|http] [--principal alice|bob|carol|reporter] [--port N] [--bind ADDRESS]
+                                 [--db JDBC_URL|memory] [--mode approve|auto] [--budget CALLS_PER_MINUTE] [--ttl SECONDS]
+              stdio: serves one client on stdin/stdout as the chosen demo principal (default carol)
+              http:  serves Streamable HTTP on http://BIND:PORT/mcp (default 127.0.0.1:8765); send
+                     Authorization: Bearer alice-token | bob-token | carol-token (demo tokens only)
+              --db:  default %s; or jdbc:postgresql://..., or memory
+            """.formatted(DEFAULT_DB);
+
+    /** Starts the server; blocks until stdin ends (stdio) or the process is stopped (http). */
+    public static void main(String[] args) throws Exception {
+        // stdout belongs to the protocol: take it first, then send everything else to stderr
+        PrintStream stderr = System.err;
+        System.setOut(stderr);
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) {
+                stderr.println("error: " + e.getMessage());
+            }
+            stderr.print(USAGE);
+            System.exit(e.getMessage().isEmpty() ? 0 : 2);
+            return;
+        }
+        run(options, stderr);
+        System.exit(0);
+    }
+
+    static void run(Options options, PrintStream console) throws Exception {
+        Toolgate.Builder builder = Toolgate.builder()
+                .budget(options.budget() == 0 ? ToolBudget.unlimited()
+                        : ToolBudget.perPrincipal(options.budget(), Duration.ofMinutes(1)))
+                .proposalTtl(Duration.ofSeconds(options.ttlSeconds()));
+        InMemoryStore memory = null;
+        if (options.db().equalsIgnoreCase("memory")) {
+            memory = new InMemoryStore();
+            builder.store(memory);
+        } else {
+            builder.storeSetting("jdbc.url", options.db());
+        }
+        try (Toolgate gate = builder.build()) {
+            ToolgateMcpServer server;
+            if (options.transport().equals("stdio")) {
+                server = ToolgateMcpServer.stdio(gate, PRINCIPALS.get(options.principal()))
+                        .streams(System.in, new FileOutputStream(FileDescriptor.out))
+                        .permissionMode(options.mode())
+                        .serverInfo("toolgate-demo", "0.1.0")
+                        .start();
+            } else {
+                server = ToolgateMcpServer.http(gate, McpAuthenticator.fixed(TOKENS))
+                        .bind(options.bind())
+                        .port(options.port())
+                        .permissionMode(options.mode())
+                        .serverInfo("toolgate-demo", "0.1.0")
+                        .start();
+                console.println("Toolgate demo MCP server on " + server.endpoint().orElseThrow()
+                        + " (demo bearer tokens: alice-token, bob-token, carol-token, reporter-token)");
+                ToolgateMcpServer running = server;
+                Runtime.getRuntime().addShutdownHook(new Thread(running::close, "toolgate-mcp-shutdown"));
+            }
+            server.awaitTermination();
+            server.close();
+        } finally {
+            if (memory != null) {
+                memory.close();
+            }
+        }
+    }
+}

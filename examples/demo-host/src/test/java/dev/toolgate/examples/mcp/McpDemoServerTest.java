@@ -1,0 +1,43 @@
+package dev.toolgate.examples.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolgate.access.PrincipalKind;
+import dev.toolgate.policy.PermissionMode;
+import org.junit.jupiter.api.Test;
+
+class McpDemoServerTest {
+
+    @Test
+    void defaults() {
+        McpDemoServer.Options options = McpDemoServer.Options.parse(new String[0]);
+        assertThat(options).isEqualTo(new McpDemoServer.Options("stdio", "carol", 8765, "127.0.0.1",
+                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600));
+    }
+
+    @Test
+    void everyOption() {
+        McpDemoServer.Options options = McpDemoServer.Options.parse(new String[] {"--transport", "http", "--principal", "bob",
+                "--port=9000", "--bind", "0.0.0.0", "--db", "memory", "--mode", "AUTO", "--budget", "0", "--ttl", "30"});
+        assertThat(options).isEqualTo(new McpDemoServer.Options("http", "bob", 9000, "0.0.0.0", "memory",
+                PermissionMode.AUTO, 0, 30));
+    }
+
+    @Test
+    void badOptionsAreRefused() {
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--transport", "carrier-pigeon"})).hasMessageContaining("stdio or http");
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--principal", "mallory"})).hasMessageContaining("--principal");
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--port", "99999"})).hasMessageContaining("--port");
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--budget"})).hasMessageContaining("needs a value");
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--verbose"})).hasMessageContaining("unknown option");
+    }
+
+    @Test
+    void demoTokensMapToTheDemoPrincipals() {
+        assertThat(McpDemoServer.TOKENS).containsOnlyKeys("alice-token", "bob-token", "carol-token", "reporter-token");
+        assertThat(McpDemoServer.TOKENS.get("carol-token").holds("incident.incident.manage")).isTrue();
+        assertThat(McpDemoServer.TOKENS.get("bob-token").holds("incident.incident.manage")).isFalse();
+        assertThat(McpDemoServer.TOKENS.get("reporter-token").kind()).isEqualTo(PrincipalKind.SERVICE);
+    }
+}

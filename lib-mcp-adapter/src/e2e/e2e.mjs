@@ -1,0 +1,282 @@
+// End-to-end test of the Toolgate MCP demo server (examples/demo-host, dev.toolgate.examples.mcp.McpDemoServer)
+// with the official TypeScript MCP client, over stdio and Streamable HTTP.
+//
+//   node e2e.mjs --java <java> --classpath <classpath> --work <dir>
+//
+// Run it through run.sh, which installs the client under target/e2e and builds the classpath.
+// Exits 0 when every check passes, 1 otherwise.
+
+import { spawn } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+
+const MAIN = "dev.toolgate.examples.mcp.McpDemoServer";
+const RATE_LIMITED = -32029;
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, arg, i, all) => {
+  if (arg.startsWith("--")) pairs.push([arg.slice(2), all[i + 1]]);
+  return pairs;
+}, []));
+const java = args.java ?? "java";
+const classpath = args.classpath;
+const work = args.work ?? ".";
+if (!classpath) {
+  console.error("usage: node e2e.mjs --java <java> --classpath <classpath> --work <dir>");
+  process.exit(2);
+}
+mkdirSync(join(work, "logs"), { recursive: true });
+
+let failures = 0;
+let passes = 0;
+function check(condition, what, detail) {
+  if (condition) {
+    passes++;
+    console.log(`  ok   ${what}`);
+  } else {
+    failures++;
+    console.log(`  FAIL ${what}${detail === undefined ? "" : ": " + JSON.stringify(detail)}`);
+  }
+}
+async function expectError(promise) {
+  try {
+    const value = await promise;
+    return { value };
+  } catch (error) {
+    return { error };
+  }
+}
+
+const processes = [];
+function serverArgs(transport, extra) {
+  return ["-cp", classpath, MAIN, "--transport", transport, ...extra];
+}
+
+// ------------------------------------------------------------------------------------ connections
+
+async function stdioClient(name, principal, extra, capabilities = {}) {
+  const log = createWriteStream(join(work, "logs", `${name}.stderr.log`));
+  const transport = new StdioClientTransport({
+    command: java,
+    args: serverArgs("stdio", ["--principal", principal, ...extra]),
+    stderr: "pipe",
+  });
+  transport.stderr?.pipe(log);
+  const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, { capabilities });
+  await client.connect(transport);
+  return client;
+}
+
+async function startHttpServer(name, extra) {
+  const log = createWriteStream(join(work, "logs", `${name}.stderr.log`));
+  // port 0: the server binds a free port and prints its endpoint on stderr
+  const child = spawn(java, serverArgs("http", ["--port", "0", ...extra]), { stdio: ["ignore", "pipe", "pipe"] });
+  processes.push(child);
+  let stdout = "";
+  child.stdout.on("data", (chunk) => { stdout += chunk; });
+  child.stderr.pipe(log);
+  const url = await new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s`)), 60_000);
+    child.stderr.on("data", (chunk) => {
+      seen += chunk;
+      const match = seen.match(/Toolgate demo MCP server on (http:\/\/\S+\/mcp)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]));
+      }
+    });
+    child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code}`)); });
+  });
+  return { url, child, stdout: () => stdout };
+}
+
+async function httpClient(server, token, capabilities = {}) {
+  const transport = new StreamableHTTPClientTransport(server.url, {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, { capabilities });
+  await client.connect(transport);
+  return client;
+}
+
+// ------------------------------------------------------------------------------------ the checks
+
+const CAROL_TOOLS = ["catalog.listSystems", "incident.create", "incident.delete", "incident.get", "incident.list",
+  "incident.update", "toolgate.apply"];
+const BOB_TOOLS = ["catalog.listSystems", "incident.get", "incident.list"];
+
+async function names(client) {
+  return (await client.listTools()).tools.map((tool) => tool.name).sort();
+}
+
+/** The checks every transport must pass; `connect(principal, capabilities)` opens a client. */
+async function governedCalls(label, connect) {
+  console.log(`${label}: tools, calls, proposals`);
+  const carol = await connect("carol");
+  const bob = await connect("bob");
+
+  check(JSON.stringify(await names(carol)) === JSON.stringify(CAROL_TOOLS), `${label} carol lists her tools`, await names(carol));
+  check(JSON.stringify(await names(bob)) === JSON.stringify(BOB_TOOLS), `${label} bob lists only read tools`, await names(bob));
+  const tools = Object.fromEntries((await carol.listTools()).tools.map((tool) => [tool.name, tool]));
+  check(tools["incident.list"].annotations?.readOnlyHint === true, `${label} read tool is readOnlyHint`);
+  check(tools["incident.create"].annotations?.destructiveHint === false, `${label} mutate tool is not destructive`);
+  check(tools["incident.delete"].annotations?.destructiveHint === true, `${label} delete tool is destructiveHint`);
+  check(tools["incident.create"].inputSchema?.type === "object" && "title" in (tools["incident.create"].inputSchema.properties ?? {}),
+    `${label} input schema is the descriptor's`);
+
+  const systems = await carol.callTool({ name: "catalog.listSystems", arguments: {} });
+  check(!systems.isError && systems.structuredContent?.status === "executed", `${label} read call executes`, systems.structuredContent);
+  const systemId = systems.structuredContent?.result?.[0]?.id;
+  check(typeof systemId === "string", `${label} read call returns data`, systems.structuredContent?.result);
+
+  const listed = await bob.callTool({ name: "incident.list", arguments: {} });
+  check(!listed.isError && Array.isArray(listed.structuredContent?.result), `${label} bob reads incidents`);
+  check(JSON.parse(listed.content[0].text).status === "executed", `${label} text block holds the same JSON`);
+
+  const proposed = await carol.callTool({
+    name: "incident.create",
+    arguments: { systemId, title: `E2E ${label} incident`, severity: "LOW" },
+  });
+  const proposal = proposed.structuredContent ?? {};
+  check(!proposed.isError && proposal.status === "awaiting_operator", `${label} mutation is proposed`, proposal);
+  check(typeof proposal.token === "string" && proposal.summary && proposal.payload && Array.isArray(proposal.diff) && proposal.expiresAt,
+    `${label} proposal has token, summary, payload, diff, expiry`);
+  const before = await carol.callTool({ name: "incident.list", arguments: {} });
+  check(!JSON.stringify(before.structuredContent).includes(`E2E ${label} incident`), `${label} nothing changed before apply`);
+
+  const applied = await carol.callTool({ name: "toolgate.apply", arguments: { token: proposal.token } });
+  check(!applied.isError && applied.structuredContent?.status === "applied", `${label} apply applies`, applied.structuredContent);
+  const after = await carol.callTool({ name: "incident.list", arguments: {} });
+  check(JSON.stringify(after.structuredContent).includes(`E2E ${label} incident`), `${label} the incident exists after apply`);
+
+  const replayed = await carol.callTool({ name: "toolgate.apply", arguments: { token: proposal.token } });
+  check(replayed.isError === true && replayed.structuredContent?.code === "already_used", `${label} replayed apply is refused`,
+    replayed.structuredContent);
+
+  const unknown = await expectError(carol.callTool({ name: "incident.frobnicate", arguments: {} }));
+  check(unknown.error instanceof McpError && unknown.error.code === -32602, `${label} unknown tool is -32602`, unknown.error?.message);
+  const hidden = await expectError(bob.callTool({ name: "incident.create", arguments: { systemId, title: "nope", severity: "LOW" } }));
+  check(hidden.error instanceof McpError && hidden.error.code === -32602, `${label} hidden tool is -32602 too`, hidden.error?.message);
+
+  const bad = await carol.callTool({ name: "incident.create", arguments: { systemId, title: 5, severity: "LOUD" } });
+  const issues = bad.structuredContent?.issues ?? [];
+  check(bad.isError === true && bad.structuredContent?.kind === "validation" && issues.length >= 2,
+    `${label} bad arguments are isError with issues`, bad.structuredContent);
+  const dryRun = await carol.callTool({ name: "incident.create", arguments: { systemId: "no-such-system", title: "Valid title", severity: "LOW" } });
+  check(dryRun.isError === true && dryRun.structuredContent?.issues?.[0]?.path === "/systemId",
+    `${label} dry-run rejection is isError with the issue`, dryRun.structuredContent);
+
+  await carol.close();
+  await bob.close();
+}
+
+/** A DESTRUCTIVE apply asks the human through elicitation when the client supports it. */
+async function elicitation(label, connect) {
+  console.log(`${label}: elicitation`);
+  const asked = [];
+  let answer = "decline";
+  const carol = await connect("carol", { elicitation: {} });
+  carol.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return { action: answer, content: {} };
+  });
+  const listed = await carol.callTool({ name: "incident.list", arguments: {} });
+  const target = listed.structuredContent.result.find((incident) => incident.status !== "RESOLVED") ?? listed.structuredContent.result[0];
+  const proposal = (await carol.callTool({ name: "incident.delete", arguments: { id: target.id } })).structuredContent;
+  check(proposal.status === "awaiting_operator" && proposal.effect === "destructive", `${label} delete is proposed`, proposal);
+
+  const declined = await carol.callTool({ name: "toolgate.apply", arguments: { token: proposal.token } });
+  check(declined.isError === true && declined.structuredContent?.code === "declined", `${label} declined in elicitation: not applied`,
+    declined.structuredContent);
+  answer = "accept";
+  const accepted = await carol.callTool({ name: "toolgate.apply", arguments: { token: proposal.token } });
+  check(!accepted.isError && accepted.structuredContent?.status === "applied", `${label} accepted in elicitation: applied`,
+    accepted.structuredContent);
+  check(asked.length === 2 && asked.every((message) => message.includes(target.id)), `${label} the human was asked twice`, asked);
+  await carol.close();
+}
+
+/** The budget: calls beyond it are refused with the rate-limited error. */
+async function budget(label, connect, expectHttp) {
+  console.log(`${label}: budget`);
+  const bob = await connect("bob");
+  for (let i = 0; i < 3; i++) {
+    const ok = await bob.callTool({ name: "incident.list", arguments: {} });
+    check(!ok.isError, `${label} call ${i + 1} of 3 is within the budget`);
+  }
+  const limited = await expectError(bob.callTool({ name: "incident.list", arguments: {} }));
+  if (expectHttp) {
+    check(limited.error?.code === 429, `${label} over budget is HTTP 429`, limited.error?.message);
+    check(String(limited.error?.message).includes(String(RATE_LIMITED)), `${label} the 429 body is the rate-limited JSON-RPC error`,
+      limited.error?.message);
+  } else {
+    check(limited.error instanceof McpError && limited.error.code === RATE_LIMITED, `${label} over budget is JSON-RPC ${RATE_LIMITED}`,
+      limited.error?.message);
+    check(typeof limited.error?.data?.retryAfterSeconds === "number", `${label} the error carries retryAfterSeconds`, limited.error?.data);
+  }
+  await bob.close();
+}
+
+async function rawHttp(server) {
+  console.log("http: raw protocol checks");
+  const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  const noToken = await fetch(server.url, { method: "POST", headers, body: init });
+  check(noToken.status === 401 && (noToken.headers.get("www-authenticate") ?? "").startsWith("Bearer"), "http missing token is 401 + WWW-Authenticate");
+  const origin = await fetch(server.url, { method: "POST", headers: { ...headers, Authorization: "Bearer bob-token", Origin: "https://evil.example" }, body: init });
+  check(origin.status === 403, "http foreign Origin is 403");
+  const garbage = await fetch(server.url, { method: "POST", headers: { ...headers, Authorization: "Bearer bob-token" }, body: "{nope" });
+  check(garbage.status === 400 && (await garbage.json()).error?.code === -32700, "http invalid JSON is 400 / -32700");
+}
+
+// ------------------------------------------------------------------------------------ main
+
+async function main() {
+  const dbHttp = `jdbc:h2:file:${join(work, "db", "http")}`;
+  const dbHttpBudget = `jdbc:h2:file:${join(work, "db", "http-budget")}`;
+
+  let n = 0;
+  const stdioDb = (name) => ["--db", `jdbc:h2:file:${join(work, "db", name)}`];
+  await governedCalls("stdio", (principal, capabilities) => {
+    const name = `stdio-${principal}-${++n}`;
+    return stdioClient(name, principal, stdioDb(name), capabilities);
+  });
+  await elicitation("stdio", (principal, capabilities) => stdioClient("stdio-elicit", principal, stdioDb("stdio-elicit"), capabilities));
+  await budget("stdio", (principal) => stdioClient("stdio-budget", principal, [...stdioDb("stdio-budget"), "--budget", "3"]), false);
+
+  const http = await startHttpServer("http", ["--db", dbHttp]);
+  await governedCalls("http", (principal, capabilities) => httpClient(http, `${principal}-token`, capabilities));
+  await elicitation("http", (principal, capabilities) => httpClient(http, `${principal}-token`, capabilities));
+  await rawHttp(http);
+  check(http.stdout() === "", "http server writes nothing to stdout", http.stdout());
+
+  const limitedServer = await startHttpServer("http-budget", ["--db", dbHttpBudget, "--budget", "3"]);
+  await budget("http", (principal) => httpClient(limitedServer, `${principal}-token`), true);
+}
+
+const watchdog = setTimeout(() => {
+  console.log("FAIL the end-to-end test took longer than 180 s");
+  shutdown(1);
+}, 180_000);
+
+function shutdown(code) {
+  clearTimeout(watchdog);
+  for (const child of processes) {
+    child.kill("SIGTERM");
+  }
+  setTimeout(() => process.exit(code), 500);
+}
+
+main().then(() => {
+  console.log(`\n${passes} passed, ${failures} failed`);
+  shutdown(failures === 0 ? 0 : 1);
+}, (error) => {
+  console.log(`FAIL ${error?.stack ?? error}`);
+  console.log(`\n${passes} passed, ${failures + 1} failed`);
+  shutdown(1);
+});

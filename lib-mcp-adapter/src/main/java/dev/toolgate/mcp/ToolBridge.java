@@ -1,0 +1,482 @@
+package dev.toolgate.mcp;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.toolgate.Toolgate;
+import dev.toolgate.access.Principal;
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.gate.Applied;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.Denied;
+import dev.toolgate.gate.DuplicateCallException;
+import dev.toolgate.gate.Executed;
+import dev.toolgate.gate.ForbiddenException;
+import dev.toolgate.gate.PendingProposal;
+import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.gate.UnknownToolException;
+import dev.toolgate.json.Json;
+import dev.toolgate.policy.PermissionMode;
+import dev.toolgate.tool.Effect;
+import dev.toolgate.tool.Feedback;
+import dev.toolgate.tool.RegisteredTool;
+import dev.toolgate.tool.ToolDescriptor;
+import dev.toolgate.tool.ToolValidationException;
+import dev.toolgate.tool.ValidationIssue;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncListFilter;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
+import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The bridge between the gate and the SDK's server: MCP tool definitions from descriptors, a
+ * per-principal list filter, the {@code tools/call} handler with its error mapping, the apply tool,
+ * and the registry listener that keeps the SDK's tool list current.
+ */
+final class ToolBridge {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+
+    /** Where a transport puts the request's principal in the {@link McpTransportContext}. */
+    static final String PRINCIPAL_KEY = "dev.toolgate.principal";
+
+    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
+    };
+
+    private final Toolgate toolgate;
+    private final String applyToolName;
+    private final PermissionMode permissionMode;
+    private final Principal fixedPrincipal;
+    private final Runnable registryListener = this::scheduleSync;
+    private final ExecutorService syncer = Executors.newSingleThreadExecutor(task -> {
+        Thread thread = new Thread(task, "toolgate-mcp-tools");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final Object syncLock = new Object();
+    private Map<String, McpSchema.Tool> published = Map.of();
+    private volatile McpSyncServer server;
+
+    ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal) {
+        this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
+        this.applyToolName = applyToolName;
+        this.permissionMode = permissionMode;
+        this.fixedPrincipal = fixedPrincipal;
+    }
+
+    // ------------------------------------------------------------------------------------ tool list
+
+    /** The tool specifications for the SDK's server: every registered tool plus the apply tool. */
+    List<SyncToolSpecification> specifications() {
+        synchronized (syncLock) {
+            Map<String, McpSchema.Tool> tools = currentTools();
+            published = tools;
+            List<SyncToolSpecification> specs = new ArrayList<>();
+            tools.values().forEach(tool -> specs.add(specification(tool)));
+            return specs;
+        }
+    }
+
+    /** Starts following the registry: tools registered or removed later reach every client. */
+    void attach(McpSyncServer mcpServer) {
+        this.server = mcpServer;
+        toolgate.registry().addListener(registryListener);
+        scheduleSync();
+    }
+
+    void detach() {
+        toolgate.registry().removeListener(registryListener);
+        syncer.shutdownNow();
+        server = null;
+    }
+
+    /** Shows a principal exactly the tools the resolver offers it (and the apply tool if it may mutate). */
+    McpSyncListFilter<McpSchema.Tool> filter() {
+        return (context, tool) -> {
+            Principal principal = principalOf(context);
+            if (principal == null) {
+                return false;
+            }
+            if (tool.name().equals(applyToolName)) {
+                return mayMutate(principal);
+            }
+            return visible(principal, tool.name()).isPresent();
+        };
+    }
+
+    private void scheduleSync() {
+        try {
+            syncer.execute(this::sync);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("MCP tool list sync skipped: the server is closing");
+        }
+    }
+
+    /** Brings the SDK's tool list in line with the registry; each change notifies clients (list_changed). */
+    private void sync() {
+        McpSyncServer target = server;
+        if (target == null) {
+            return;
+        }
+        synchronized (syncLock) {
+            Map<String, McpSchema.Tool> wanted = currentTools();
+            try {
+                for (String name : published.keySet()) {
+                    if (!wanted.containsKey(name)) {
+                        target.removeTool(name);
+                    }
+                }
+                for (McpSchema.Tool tool : wanted.values()) {
+                    if (!tool.equals(published.get(tool.name()))) {
+                        target.addTool(specification(tool));
+                    }
+                }
+                if (!wanted.equals(published)) {
+                    LOG.info("MCP tool list changed: {} tool(s)", wanted.size());
+                }
+                published = wanted;
+            } catch (RuntimeException e) {
+                LOG.warn("Updating the MCP tool list failed: {}", e.toString());
+            }
+        }
+    }
+
+    private Map<String, McpSchema.Tool> currentTools() {
+        Map<String, McpSchema.Tool> tools = new LinkedHashMap<>();
+        for (RegisteredTool tool : toolgate.registry().tools()) {
+            if (tool.name().equals(applyToolName)) {
+                LOG.error("Tool {} from {} has the name of the MCP apply tool; it is not served over MCP. "
+                        + "Rename it or choose another applyToolName", tool.name(), tool.source());
+                continue;
+            }
+            tools.put(tool.name(), toMcp(tool.descriptor()));
+        }
+        tools.put(applyToolName, applyTool());
+        return tools;
+    }
+
+    private SyncToolSpecification specification(McpSchema.Tool tool) {
+        return SyncToolSpecification.builder().tool(tool).callHandler(this::call).build();
+    }
+
+    /**
+     * A descriptor as an MCP tool: name, title, description, the input JSON Schema, and annotations
+     * from the effect. The output schema is not advertised: a governed call's structured content is
+     * the gate's envelope (executed, proposal, applied), not the tool's bare output.
+     */
+    static McpSchema.Tool toMcp(ToolDescriptor descriptor) {
+        Effect effect = descriptor.effect();
+        ToolAnnotations annotations = ToolAnnotations.builder()
+                .title(descriptor.title().orElse(null))
+                .readOnlyHint(effect == Effect.READ)
+                .destructiveHint(effect == Effect.READ ? null : effect == Effect.DESTRUCTIVE)
+                .openWorldHint(descriptor.openWorld())
+                .build();
+        return McpSchema.Tool.builder(descriptor.name(), Json.mapper().convertValue(descriptor.inputSchema(), MAP))
+                .title(descriptor.title().orElse(null))
+                .description(descriptor.description())
+                .annotations(annotations)
+                .build();
+    }
+
+    private McpSchema.Tool applyTool() {
+        Map<String, Object> token = new LinkedHashMap<>();
+        token.put("type", "string");
+        token.put("description", "The token from a proposal's result (propose:<id>.<nonce>), exactly as returned.");
+        Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", Map.of("token", token));
+        schema.put("required", List.of("token"));
+        schema.put("additionalProperties", false);
+        return McpSchema.Tool.builder(applyToolName, schema)
+                .title("Apply a proposal")
+                .description("Apply a change that a tool proposed (a result with status awaiting_operator). Call it only "
+                        + "after the user has seen the proposal's summary and diff and agreed. Pass only the token; it runs "
+                        + "exactly the proposed payload, works once and expires. Destructive changes may ask the user to "
+                        + "confirm again.")
+                .annotations(ToolAnnotations.builder()
+                        .title("Apply a proposal")
+                        .readOnlyHint(false)
+                        .destructiveHint(true)
+                        .idempotentHint(false)
+                        .openWorldHint(false)
+                        .build())
+                .build();
+    }
+
+    // ------------------------------------------------------------------------------------ calls
+
+    /** The {@code tools/call} handler for every tool. */
+    CallToolResult call(McpSyncServerExchange exchange, CallToolRequest request) {
+        String name = request.name();
+        Principal principal = principalOf(exchange.transportContext());
+        if (principal == null) {
+            throw unknownTool(name);
+        }
+        CallContext context = context(principal, exchange.sessionId());
+        try {
+            if (name.equals(applyToolName)) {
+                // listed only with a mutating tool in view, but callable by anyone offered any tool, so a
+                // principal that lost its last mutating rule after proposing learns which rule it lacks
+                if (toolgate.resolveTools(principal).isEmpty()) {
+                    throw unknownTool(name);
+                }
+                return apply(exchange, context, request.arguments());
+            }
+            if (visible(principal, name).isEmpty()) {
+                throw unknownTool(name);
+            }
+            JsonNode arguments = request.arguments() == null ? null : Json.toTree(request.arguments());
+            return success(toolgate.call(context, name, arguments));
+        } catch (McpError e) {
+            throw e;
+        } catch (UnknownToolException e) {
+            throw unknownTool(name);
+        } catch (BudgetExceededException e) {
+            throw rateLimited(e);
+        } catch (ToolValidationException e) {
+            return feedback((e.toolName() == null ? e.forTool(name) : e).feedback());
+        } catch (DuplicateCallException e) {
+            return feedback(e.feedback());
+        } catch (ForbiddenException e) {
+            return forbidden(e);
+        } catch (ProposeApplyException e) {
+            return gateError(e);
+        } catch (ToolExecutionException e) {
+            return executionFailed(e);
+        } catch (RuntimeException e) {
+            LOG.error("MCP call of {} failed", name, e);
+            throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
+        }
+    }
+
+    private CallToolResult apply(McpSyncServerExchange exchange, CallContext context, Map<String, Object> arguments) {
+        String token = applyToken(arguments);
+        PendingProposal pending = toolgate.inspect(context, token); // the same typed errors apply would throw
+        if (pending.effect() == Effect.DESTRUCTIVE && elicitationSupported(exchange)) {
+            CallToolResult refusal = confirm(exchange, pending);
+            if (refusal != null) {
+                return refusal;
+            }
+        }
+        Applied applied = toolgate.apply(context, token);
+        return result(applied.toJson(), false);
+    }
+
+    /** The token argument, or a validation failure the model can correct. */
+    private String applyToken(Map<String, Object> arguments) {
+        List<ValidationIssue> issues = new ArrayList<>();
+        Object token = arguments == null ? null : arguments.get("token");
+        if (token == null) {
+            issues.add(ValidationIssue.at("/token", "is required: pass the token from the proposal's result"));
+        } else if (!(token instanceof String)) {
+            issues.add(ValidationIssue.at("/token", "must be a string"));
+        }
+        if (arguments != null) {
+            arguments.keySet().stream().filter(key -> !key.equals("token")).sorted().forEach(key ->
+                    issues.add(ValidationIssue.at("/" + key, "is not allowed: " + applyToolName + " takes only the token")));
+        }
+        if (!issues.isEmpty()) {
+            throw new ToolValidationException(applyToolName, issues);
+        }
+        return (String) token;
+    }
+
+    private static boolean elicitationSupported(McpSyncServerExchange exchange) {
+        McpSchema.ClientCapabilities capabilities = exchange.getClientCapabilities();
+        return capabilities != null && capabilities.elicitation() != null;
+    }
+
+    /** Asks the human; null if they accepted, else the result telling the model nothing was applied. */
+    private CallToolResult confirm(McpSyncServerExchange exchange, PendingProposal proposal) {
+        String message = "Apply this destructive change? " + proposal.summary() + " (tool " + proposal.toolName()
+                + ", proposal " + proposal.callId() + "). It deletes or irreversibly changes data.";
+        Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", Map.of());
+        String code;
+        try {
+            ElicitResult answer = exchange.createElicitation(new FormElicitation(message, schema));
+            if (answer != null && answer.action() == ElicitResult.Action.ACCEPT) {
+                return null;
+            }
+            code = answer == null || answer.action() == ElicitResult.Action.CANCEL ? "cancelled" : "declined";
+        } catch (RuntimeException e) {
+            LOG.warn("Asking the user to confirm proposal {} failed: {}", proposal.callId(), e.toString());
+            code = "unavailable";
+        }
+        ObjectNode json = Json.object();
+        json.put("status", "not_applied");
+        json.put("kind", "consent");
+        json.put("code", code);
+        json.put("callId", proposal.callId());
+        json.put("tool", proposal.toolName());
+        json.put("message", switch (code) {
+            case "declined" -> "The user declined this destructive change; it was not applied. Do not retry unless they ask.";
+            case "cancelled" -> "The user dismissed the confirmation; the change was not applied.";
+            default -> "The user could not be asked to confirm; the change was not applied.";
+        });
+        return result(json, true);
+    }
+
+    /**
+     * A form-mode {@code elicitation/create} request. The SDK's own {@code ElicitFormRequest} cannot be
+     * written by Jackson 3 (its {@code mode} property clashes with the type id of the same name), so
+     * this writes the same JSON without type handling: {@code {mode, message, requestedSchema}}.
+     */
+    @JsonTypeInfo(use = JsonTypeInfo.Id.NONE)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonPropertyOrder({"mode", "message", "requestedSchema"})
+    record FormElicitation(@JsonProperty("message") String message,
+                           @JsonProperty("requestedSchema") Map<String, Object> requestedSchema)
+            implements McpSchema.ElicitRequest {
+
+        @Override
+        @JsonProperty("mode")
+        public String mode() {
+            return "form";
+        }
+
+        @Override
+        @JsonIgnore
+        public Map<String, Object> meta() {
+            return null;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ results
+
+    private CallToolResult success(CallResult result) {
+        if (result instanceof Proposal proposal) {
+            ObjectNode json = proposal.toJson();
+            json.put("applyTool", applyToolName);
+            json.put("next", "Nothing has changed yet. Show the user the summary and diff; only after they agree, call "
+                    + applyToolName + " with this token. Do not propose the same change again.");
+            return result(json, false);
+        }
+        if (result instanceof Denied denied) {
+            return result(denied.toJson(), true);
+        }
+        if (result instanceof Executed || result instanceof Applied) {
+            return result(result.toJson(), false);
+        }
+        throw new IllegalStateException("unexpected call result " + result.getClass().getName());
+    }
+
+    private static CallToolResult feedback(Feedback feedback) {
+        ObjectNode json = Json.object();
+        json.put("status", "invalid");
+        json.setAll(feedback.toJson());
+        return result(json, true);
+    }
+
+    private static CallToolResult forbidden(ForbiddenException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "forbidden");
+        json.put("kind", "forbidden");
+        json.put("code", e.code());
+        json.put("toolName", e.toolName());
+        ArrayNode missing = json.putArray("missingRules");
+        e.missingRules().stream().sorted().forEach(missing::add);
+        json.put("message", e.getMessage());
+        return result(json, true);
+    }
+
+    private static CallToolResult gateError(ProposeApplyException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "error");
+        json.put("kind", "gate");
+        json.put("code", e.code());
+        json.put("message", e.getMessage());
+        return result(json, true);
+    }
+
+    private static CallToolResult executionFailed(ToolExecutionException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "failed");
+        json.put("kind", "execution");
+        json.put("callId", e.callId());
+        json.put("toolName", e.toolName());
+        json.put("timedOut", e.timedOut());
+        json.put("message", e.getMessage());
+        return result(json, true);
+    }
+
+    /** Structured content plus one text block holding the same JSON. */
+    private static CallToolResult result(ObjectNode json, boolean isError) {
+        return CallToolResult.builder()
+                .structuredContent(Json.mapper().convertValue(json, MAP))
+                .addTextContent(Json.write(json))
+                .isError(isError)
+                .build();
+    }
+
+    /** The error for a missing or hidden tool: exactly what the SDK answers for a name it does not know. */
+    static McpError unknownTool(String name) {
+        return McpError.builder(JsonRpc.INVALID_PARAMS).message("Unknown tool: invalid_tool_name")
+                .data("Tool not found: " + name).build();
+    }
+
+    static McpError rateLimited(BudgetExceededException e) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("retryAfterSeconds", e.retryAfterSeconds());
+        data.put("retryAfterMillis", Math.max(1, e.retryAfter().toMillis()));
+        if (e.limit() != null) {
+            data.put("limit", e.limit().calls());
+            data.put("windowSeconds", e.limit().window().toSeconds());
+        }
+        return McpError.builder(ToolgateMcpServer.RATE_LIMITED)
+                .message("Rate limited: too many tool calls; retry after " + e.retryAfterSeconds() + " s")
+                .data(data)
+                .build();
+    }
+
+    // ------------------------------------------------------------------------------------ helpers
+
+    private Optional<RegisteredTool> visible(Principal principal, String name) {
+        return toolgate.registry().find(name).filter(tool -> toolgate.resolver().isAllowed(principal, tool));
+    }
+
+    private boolean mayMutate(Principal principal) {
+        return toolgate.resolveTools(principal).stream().anyMatch(tool -> tool.effect().mutates());
+    }
+
+    private Principal principalOf(McpTransportContext context) {
+        Object principal = context == null ? null : context.get(PRINCIPAL_KEY);
+        return principal instanceof Principal p ? p : fixedPrincipal;
+    }
+
+    private CallContext context(Principal principal, String sessionId) {
+        CallContext context = CallContext.of(principal).withTransport("mcp").withPermissionMode(permissionMode);
+        if (sessionId != null && !sessionId.isBlank() && sessionId.length() <= 200) {
+            context = context.withSession(sessionId);
+        }
+        return context;
+    }
+}

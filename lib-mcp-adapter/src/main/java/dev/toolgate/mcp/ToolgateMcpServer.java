@@ -1,0 +1,468 @@
+package dev.toolgate.mcp;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.access.Principal;
+import dev.toolgate.policy.PermissionMode;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves a {@link Toolgate}'s governed tools over the Model Context Protocol (protocol 2025-11-25,
+ * official MCP Java SDK), over stdio or Streamable HTTP. The gate stays the only way in: the same
+ * authorization, dry-run and consent, budget and audit apply as on any other transport, and the audit
+ * records these calls with transport {@code mcp}.
+ *
+ * <pre>{@code
+ * Toolgate gate = Toolgate.builder().build();
+ * // a local assistant launches the host as a subprocess, acting as one user:
+ * ToolgateMcpServer.stdio(gate, Principal.user("carol", "incident.incident.manage")).start().awaitTermination();
+ * // or many clients over HTTP, each request's principal from its bearer token:
+ * ToolgateMcpServer server = ToolgateMcpServer.http(gate, token -> sessions.principalFor(token))
+ *         .port(8765)                        // bound to 127.0.0.1 unless bind(...) says otherwise
+ *         .start();                          // serves http://127.0.0.1:8765/mcp until close()
+ * }</pre>
+ *
+ * <h2>What a client sees</h2>
+ * <ul>
+ *   <li>{@code tools/list}: exactly the tools the resolver offers the principal, with their input JSON
+ *       Schema, title, description and annotations from the effect (READ: {@code readOnlyHint};
+ *       MUTATE: {@code destructiveHint: false}; DESTRUCTIVE: {@code destructiveHint: true};
+ *       {@code openWorldHint} as declared), plus the apply tool ({@value #APPLY_TOOL}) whenever the
+ *       principal can see at least one MUTATE or DESTRUCTIVE tool. Registering or removing tools later
+ *       sends {@code notifications/tools/list_changed}.</li>
+ *   <li>{@code tools/call} of a READ tool runs it; of a mutating tool returns the proposal (structured
+ *       content: {@code status: "awaiting_operator"}, {@code token}, {@code summary}, {@code payload},
+ *       {@code diff}, {@code expiresAt}, plus a text block with the same JSON). {@value #APPLY_TOOL}
+ *       with {@code {"token": ...}} applies it. When the client declared the elicitation capability, a
+ *       DESTRUCTIVE apply first asks the human ({@code elicitation/create}) and applies only on
+ *       accept; otherwise the single-use token is the consent gate.</li>
+ * </ul>
+ *
+ * <h2>Errors</h2>
+ * <table>
+ *   <caption>How gate outcomes reach the client</caption>
+ *   <tr><th>outcome</th><th>MCP answer</th></tr>
+ *   <tr><td>unknown tool, or a tool the resolver hides from the principal</td>
+ *       <td>JSON-RPC error -32602 "Unknown tool: invalid_tool_name" (indistinguishable)</td></tr>
+ *   <tr><td>invalid arguments, dry-run validation failure</td>
+ *       <td>{@code isError: true}, structured {@code {status: "invalid", kind: "validation", toolName,
+ *       issues: [{path, message}], message}}</td></tr>
+ *   <tr><td>forbidden (the gate refuses after the tool was offered, e.g. applying a token whose tool
+ *       needs a rule the applier lacks or lost)</td>
+ *       <td>{@code isError: true}, {@code {status: "forbidden", code: "forbidden", missingRules,
+ *       message: "Forbidden: <tool> (missing permission: <rule>)"}}</td></tr>
+ *   <tr><td>token malformed, forged, unknown, expired, used; proposal closed or stale; pending limit</td>
+ *       <td>{@code isError: true}, {@code {status: "error", kind: "gate", code, message}}</td></tr>
+ *   <tr><td>policy denial</td><td>{@code isError: true}, the {@code denied} result</td></tr>
+ *   <tr><td>the tool failed or timed out</td>
+ *       <td>{@code isError: true}, {@code {status: "failed", kind: "execution", callId, message}} (redacted)</td></tr>
+ *   <tr><td>destructive apply declined in elicitation</td>
+ *       <td>{@code isError: true}, {@code {status: "not_applied", kind: "consent", code: "declined"}}</td></tr>
+ *   <tr><td>over budget</td>
+ *       <td>JSON-RPC error {@value #RATE_LIMITED} "Rate limited", data {@code {retryAfterSeconds,
+ *       retryAfterMillis, limit, windowSeconds}}; on Streamable HTTP also HTTP 429 with
+ *       {@code Retry-After}</td></tr>
+ * </table>
+ *
+ * <p>The server does not own the {@link Toolgate}: {@link #close()} stops serving, the host closes the gate.
+ */
+public final class ToolgateMcpServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+
+    /** The default name of the apply tool. */
+    public static final String APPLY_TOOL = "toolgate.apply";
+
+    /**
+     * The JSON-RPC error code for a call refused because the principal is over its budget. The error's
+     * data holds {@code retryAfterSeconds} (whole seconds, at least 1), {@code retryAfterMillis},
+     * {@code limit} and {@code windowSeconds}.
+     */
+    public static final int RATE_LIMITED = -32029;
+
+    /** The default Streamable HTTP endpoint path. */
+    public static final String DEFAULT_ENDPOINT = "/mcp";
+
+    private static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+    private final McpSyncServer server;
+    private final ToolBridge bridge;
+    private final HttpTransport http;
+    private final String endpointPath;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CountDownLatch inputEnded;
+    private final PrintStream restoreOut;
+
+    private ToolgateMcpServer(McpSyncServer server, ToolBridge bridge, HttpTransport http, String endpointPath,
+                              CountDownLatch inputEnded, PrintStream restoreOut) {
+        this.server = server;
+        this.bridge = bridge;
+        this.http = http;
+        this.endpointPath = endpointPath;
+        this.inputEnded = inputEnded;
+        this.restoreOut = restoreOut;
+    }
+
+    /**
+     * A server over standard input and output, every call made as {@code principal} (the user who
+     * launched the client). stdout carries only protocol messages: by default {@link System#out} is
+     * redirected to {@link System#err} while the server runs, so a stray print cannot corrupt the stream.
+     */
+    public static StdioBuilder stdio(Toolgate toolgate, Principal principal) {
+        return new StdioBuilder(toolgate, principal);
+    }
+
+    /**
+     * A Streamable HTTP server; each request's principal comes from its {@code Authorization: Bearer}
+     * token through {@code authenticator}. Binds to 127.0.0.1 unless told otherwise.
+     */
+    public static HttpBuilder http(Toolgate toolgate, McpAuthenticator authenticator) {
+        return new HttpBuilder(toolgate, authenticator);
+    }
+
+    /** The HTTP endpoint, such as {@code http://127.0.0.1:8765/mcp}; empty for stdio. */
+    public Optional<URI> endpoint() {
+        if (http == null) {
+            return Optional.empty();
+        }
+        InetSocketAddress address = http.address();
+        String host = address.getAddress().getHostAddress();
+        if (host.contains(":")) {
+            host = "[" + host + "]";
+        }
+        return Optional.of(URI.create("http://" + host + ":" + address.getPort() + endpointPath));
+    }
+
+    /** The bound HTTP port, or -1 for stdio. */
+    public int port() {
+        return http == null ? -1 : http.address().getPort();
+    }
+
+    /** HTTP sessions with an open event stream; 0 for stdio. */
+    int openStreams() {
+        return http == null ? 0 : http.openStreams();
+    }
+
+    /**
+     * Blocks until the server stops: for stdio when standard input ends (the client went away) or
+     * {@link #close()} is called; for HTTP when {@link #close()} is called.
+     */
+    public void awaitTermination() throws InterruptedException {
+        if (inputEnded == null) {
+            stopped.await();
+            return;
+        }
+        while (stopped.getCount() > 0 && !inputEnded.await(200, TimeUnit.MILLISECONDS)) {
+            // wait for either
+        }
+    }
+
+    /** Stops serving: ends sessions and releases the port or the streams. Does not close the gate. */
+    @Override
+    public void close() {
+        if (stopped.getCount() == 0) {
+            return;
+        }
+        stopped.countDown();
+        bridge.detach();
+        try {
+            server.closeGracefully();
+        } catch (RuntimeException e) {
+            LOG.debug("Closing the MCP server: {}", e.toString());
+        }
+        if (http != null) {
+            http.stop();
+        }
+        if (restoreOut != null) {
+            System.setOut(restoreOut);
+        }
+        LOG.info("MCP server stopped");
+    }
+
+    /** Settings shared by both transports. */
+    public abstract static class Builder<B extends Builder<B>> {
+
+        final Toolgate toolgate;
+        PermissionMode permissionMode = PermissionMode.APPROVE;
+        String applyToolName = APPLY_TOOL;
+        String serverName = "toolgate";
+        String serverVersion = "0.1.0";
+        String instructions;
+        Duration requestTimeout = Duration.ofMinutes(5);
+
+        Builder(Toolgate toolgate) {
+            this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
+        }
+
+        @SuppressWarnings("unchecked")
+        private B self() {
+            return (B) this;
+        }
+
+        /**
+         * The conversation's permission mode for every call (default APPROVE: every mutation waits for
+         * apply; AUTO applies MUTATE proposals at once, never DESTRUCTIVE ones).
+         */
+        public B permissionMode(PermissionMode mode) {
+            this.permissionMode = Objects.requireNonNull(mode, "mode");
+            return self();
+        }
+
+        /** The apply tool's name (default {@value #APPLY_TOOL}); 1-64 characters of {@code A-Za-z0-9_.-}. */
+        public B applyToolName(String name) {
+            if (name == null || !TOOL_NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("applyToolName must be 1-64 characters of A-Za-z0-9_.-, got '" + name + "'");
+            }
+            this.applyToolName = name;
+            return self();
+        }
+
+        /** The name and version the server reports in {@code initialize} (default {@code toolgate 0.1.0}). */
+        public B serverInfo(String name, String version) {
+            this.serverName = Objects.requireNonNull(name, "name");
+            this.serverVersion = Objects.requireNonNull(version, "version");
+            return self();
+        }
+
+        /** Instructions for the model sent in {@code initialize} (default: how proposals and apply work). */
+        public B instructions(String instructions) {
+            this.instructions = instructions;
+            return self();
+        }
+
+        /** How long to wait for the client to answer a request of the server, such as an elicitation (default 5 minutes). */
+        public B requestTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("requestTimeout must be positive");
+            }
+            this.requestTimeout = timeout;
+            return self();
+        }
+
+        String instructionsOrDefault() {
+            return instructions != null ? instructions
+                    : "Tools that only read run directly. Tools that change something never run directly: they return a "
+                    + "proposal with status awaiting_operator, a summary, a diff and a token. Show the user the summary and "
+                    + "diff; only after they agree, call " + applyToolName + " with the token. Results with isError true "
+                    + "explain what to fix.";
+        }
+
+        McpSchema.ServerCapabilities capabilities() {
+            return McpSchema.ServerCapabilities.builder().tools(true).build();
+        }
+    }
+
+    /** Builds a stdio server. */
+    public static final class StdioBuilder extends Builder<StdioBuilder> {
+
+        private final Principal principal;
+        private InputStream in;
+        private OutputStream out;
+        private boolean redirectSystemOut = true;
+        private int maxMessageBytes = 4 * 1024 * 1024;
+
+        private StdioBuilder(Toolgate toolgate, Principal principal) {
+            super(toolgate);
+            this.principal = Objects.requireNonNull(principal, "principal");
+        }
+
+        /** Streams to serve instead of the process's stdin and stdout (then nothing is redirected). */
+        public StdioBuilder streams(InputStream in, OutputStream out) {
+            this.in = Objects.requireNonNull(in, "in");
+            this.out = Objects.requireNonNull(out, "out");
+            return this;
+        }
+
+        /** Whether to point {@link System#out} at {@link System#err} while serving the real stdout (default true). */
+        public StdioBuilder redirectSystemOut(boolean redirect) {
+            this.redirectSystemOut = redirect;
+            return this;
+        }
+
+        /** The longest message line accepted (default 4 MiB); longer lines get a JSON-RPC error. */
+        public StdioBuilder maxMessageBytes(int bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("maxMessageBytes must be at least 1024");
+            }
+            this.maxMessageBytes = bytes;
+            return this;
+        }
+
+        /** Starts serving on a background thread; see {@link ToolgateMcpServer#awaitTermination()}. */
+        public ToolgateMcpServer start() {
+            InputStream input = in != null ? in : System.in;
+            OutputStream output = out;
+            PrintStream restore = null;
+            if (output == null) {
+                output = new FileOutputStream(FileDescriptor.out);
+                if (redirectSystemOut) {
+                    restore = System.out;
+                    System.out.flush();
+                    System.setOut(System.err);
+                }
+            }
+            McpJsonMapper mapper = McpJsonDefaults.getMapper();
+            StdioOutput counted = new StdioOutput(output);
+            StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
+            StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes);
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
+            McpSyncServer server = McpServer.sync(transport)
+                    .serverInfo(serverName, serverVersion)
+                    .instructions(instructionsOrDefault())
+                    .capabilities(capabilities())
+                    .validateToolInputs(false)
+                    .requestTimeout(requestTimeout)
+                    .jsonMapper(mapper)
+                    .tools(bridge.specifications())
+                    .addToolFilter(bridge.filter())
+                    .build();
+            bridge.attach(server);
+            LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
+                    toolgate.resolveTools(principal).size(), permissionMode);
+            return new ToolgateMcpServer(server, bridge, null, null, guarded.eof(), restore);
+        }
+    }
+
+    /** Builds a Streamable HTTP server. */
+    public static final class HttpBuilder extends Builder<HttpBuilder> {
+
+        private final McpAuthenticator authenticator;
+        private String host = "127.0.0.1";
+        private int port;
+        private String endpoint = DEFAULT_ENDPOINT;
+        private Set<String> allowedOrigins = Set.of();
+        private int maxBodyBytes = 1024 * 1024;
+        private Duration sessionIdleTimeout = Duration.ofHours(1);
+        private Duration keepAliveInterval = Duration.ofSeconds(25);
+
+        private HttpBuilder(Toolgate toolgate, McpAuthenticator authenticator) {
+            super(toolgate);
+            this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
+        }
+
+        /** The port (default 0: any free port; see {@link ToolgateMcpServer#port()}). */
+        public HttpBuilder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be 0-65535");
+            }
+            this.port = port;
+            return this;
+        }
+
+        /**
+         * The address to listen on (default {@code 127.0.0.1}, so only this machine can connect). Use
+         * {@code 0.0.0.0} only behind TLS and with a real authenticator.
+         */
+        public HttpBuilder bind(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The endpoint path (default {@value ToolgateMcpServer#DEFAULT_ENDPOINT}). */
+        public HttpBuilder endpoint(String path) {
+            if (path == null || !path.startsWith("/")) {
+                throw new IllegalArgumentException("the endpoint path must start with '/'");
+            }
+            this.endpoint = path;
+            return this;
+        }
+
+        /**
+         * Browser origins allowed to call, such as {@code https://assistant.example.com} ({@code *} for
+         * any). Requests without an {@code Origin} header (desktop clients, servers) are always allowed;
+         * a request with any other origin gets 403. Default: loopback origins only
+         * ({@code http(s)://localhost|127.0.0.1|[::1]} on any port).
+         */
+        public HttpBuilder allowedOrigins(String... origins) {
+            this.allowedOrigins = Arrays.stream(origins).map(o -> o.strip().toLowerCase(Locale.ROOT))
+                    .collect(Collectors.toUnmodifiableSet());
+            return this;
+        }
+
+        /** The largest POST body accepted (default 1 MiB); larger bodies get 413. */
+        public HttpBuilder maxBodyBytes(int bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("maxBodyBytes must be at least 1024");
+            }
+            this.maxBodyBytes = bytes;
+            return this;
+        }
+
+        /** How long a session without requests and without an open SSE stream lives (default 1 hour). */
+        public HttpBuilder sessionIdleTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("sessionIdleTimeout must be positive");
+            }
+            this.sessionIdleTimeout = timeout;
+            return this;
+        }
+
+        /** How often open SSE streams get a keep-alive comment (default 25 seconds). */
+        public HttpBuilder keepAliveInterval(Duration interval) {
+            if (interval == null || interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("keepAliveInterval must be positive");
+            }
+            this.keepAliveInterval = interval;
+            return this;
+        }
+
+        /**
+         * Binds and starts serving.
+         *
+         * @throws UncheckedIOException if the address cannot be bound
+         */
+        public ToolgateMcpServer start() {
+            McpJsonMapper mapper = McpJsonDefaults.getMapper();
+            HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpTransport.Settings(endpoint,
+                    allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
+                    requestTimeout.plus(Duration.ofMinutes(30))));
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
+            McpSyncServer server = McpServer.sync(transport)
+                    .serverInfo(serverName, serverVersion)
+                    .instructions(instructionsOrDefault())
+                    .capabilities(capabilities())
+                    .validateToolInputs(false)
+                    .requestTimeout(requestTimeout)
+                    .jsonMapper(mapper)
+                    .tools(bridge.specifications())
+                    .addToolFilter(bridge.filter())
+                    .build();
+            try {
+                transport.start(new InetSocketAddress(InetAddress.getByName(host), port));
+            } catch (IOException e) {
+                server.close();
+                throw new UncheckedIOException("Cannot serve MCP on " + host + ":" + port + ": " + e.getMessage(), e);
+            }
+            bridge.attach(server);
+            ToolgateMcpServer started = new ToolgateMcpServer(server, bridge, transport, endpoint, null, null);
+            LOG.info("MCP server on {} (Streamable HTTP, permission mode {})", started.endpoint().orElseThrow(), permissionMode);
+            return started;
+        }
+    }
+}
