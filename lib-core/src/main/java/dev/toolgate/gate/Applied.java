@@ -3,7 +3,6 @@ package dev.toolgate.gate;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.FieldDiff;
-import dev.toolgate.json.Json;
 import java.util.List;
 import java.util.Objects;
 import tools.jackson.databind.JsonNode;
@@ -42,10 +41,7 @@ public record Applied(String callId, String toolName, String summary, JsonNode r
 
     @Override
     public ObjectNode toJson() {
-        ObjectNode json = Json.object();
-        json.put("status", status());
-        json.put("callId", callId);
-        json.put("tool", toolName);
+        ObjectNode json = CallResult.envelope(this);
         json.put("summary", summary);
         json.set("result", result.deepCopy());
         json.set("diff", FieldDiff.toJson(diff));

@@ -21,4 +21,13 @@ public sealed interface CallResult permits Executed, Proposal, Applied, Denied {
 
     /** The result as JSON for a transport (structured content for MCP, a tool message in chat). */
     ObjectNode toJson();
+
+    /** The fields every result's JSON starts with: {@code status}, {@code callId}, {@code tool}. */
+    static ObjectNode envelope(CallResult result) {
+        ObjectNode json = dev.toolgate.json.Json.object();
+        json.put("status", result.status());
+        json.put("callId", result.callId());
+        json.put("tool", result.toolName());
+        return json;
+    }
 }

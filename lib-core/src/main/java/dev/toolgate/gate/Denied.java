@@ -1,6 +1,5 @@
 package dev.toolgate.gate;
 
-import dev.toolgate.json.Json;
 import dev.toolgate.policy.ModeResolution;
 import java.util.Objects;
 import tools.jackson.databind.node.ObjectNode;
@@ -36,10 +35,7 @@ public record Denied(String callId, String toolName, String reason, ModeResoluti
 
     @Override
     public ObjectNode toJson() {
-        ObjectNode json = Json.object();
-        json.put("status", status());
-        json.put("callId", callId);
-        json.put("tool", toolName);
+        ObjectNode json = CallResult.envelope(this);
         json.put("reason", reason);
         json.put("modeSource", mode.source().wireName());
         json.put("message", message());

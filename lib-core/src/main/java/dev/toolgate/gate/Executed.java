@@ -1,6 +1,5 @@
 package dev.toolgate.gate;
 
-import dev.toolgate.json.Json;
 import java.util.Objects;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -29,10 +28,7 @@ public record Executed(String callId, String toolName, JsonNode result, boolean 
 
     @Override
     public ObjectNode toJson() {
-        ObjectNode json = Json.object();
-        json.put("status", status());
-        json.put("callId", callId);
-        json.put("tool", toolName);
+        ObjectNode json = CallResult.envelope(this);
         json.set("result", result.deepCopy());
         return json;
     }

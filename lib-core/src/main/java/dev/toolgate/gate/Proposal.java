@@ -2,7 +2,6 @@ package dev.toolgate.gate;
 
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.FieldDiff;
-import dev.toolgate.json.Json;
 import dev.toolgate.policy.ModeResolution;
 import dev.toolgate.tool.Effect;
 import java.time.Instant;
@@ -53,10 +52,7 @@ public record Proposal(String callId, String toolName, Effect effect, String tok
      */
     @Override
     public ObjectNode toJson() {
-        ObjectNode json = Json.object();
-        json.put("status", status());
-        json.put("callId", callId);
-        json.put("tool", toolName);
+        ObjectNode json = CallResult.envelope(this);
         json.put("effect", effect.wireName());
         json.put("token", token);
         json.put("summary", summary);
