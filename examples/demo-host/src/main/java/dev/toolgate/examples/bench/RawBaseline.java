@@ -1,0 +1,150 @@
+package dev.toolgate.examples.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The physical limit a governed call is compared with: plain JDBC on its own pool of the same size,
+ * writing to {@code bench_raw_call}, a table created from the very statements that create
+ * {@code toolgate_call} (same columns, same indexes).
+ */
+final class RawBaseline implements AutoCloseable {
+
+    static final String TABLE = "bench_raw_call";
+
+    private static final String COLUMNS = "id, tool_name, effect, principal, tenant_id, session_id, transport, status, mode,"
+            + " mode_source, arguments_hash, created_at, summary, payload_json, token_digest, expires_at, result_json,"
+            + " completed_at, duration_millis";
+    private static final String INSERT_EXECUTED = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, 'read', ?, 'acme', ?,"
+            + " 'java', 'executed', 'allow', 'inferred_default', ?, CURRENT_TIMESTAMP, NULL, NULL, NULL, NULL, '{\"pong\":true}',"
+            + " CURRENT_TIMESTAMP, 0)";
+    private static final String INSERT_PROPOSED = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, 'bench.touch', 'mutate',"
+            + " ?, 'acme', ?, 'java', 'proposed', 'require_approval', 'inferred_default', ?, CURRENT_TIMESTAMP, 'Touch k',"
+            + " '{\"key\":\"k\"}', ?, CURRENT_TIMESTAMP + INTERVAL '10' MINUTE, NULL, NULL, NULL)";
+    private static final String APPLY = "UPDATE " + TABLE + " SET status = 'applied', applied_by = ?, applied_at = CURRENT_TIMESTAMP"
+            + " WHERE id = ? AND status = 'proposed' AND expires_at > CURRENT_TIMESTAMP";
+    private static final String HASH = "5f2b51ca2fdc5baa31ec02e002f69aec1b8d9e3b4b4a9d12e6b0dc1f1a0f7a11";
+
+    private final HikariDataSource pool;
+
+    RawBaseline(String url, String script, int poolSize) throws SQLException {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(poolSize);
+        config.setPoolName("bench-raw");
+        this.pool = new HikariDataSource(config);
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + TABLE);
+            for (String statement : callTableStatements(script)) {
+                s.execute(statement);
+            }
+        }
+    }
+
+    DataSource dataSource() {
+        return pool;
+    }
+
+    /** One autocommit insert of a finished read call's row: the one-commit limit. */
+    void insertExecuted(String toolName, String principal, String session) throws SQLException {
+        try (Connection c = pool.getConnection(); PreparedStatement p = c.prepareStatement(INSERT_EXECUTED)) {
+            p.setString(1, UUID.randomUUID().toString());
+            p.setString(2, toolName);
+            p.setString(3, principal);
+            p.setString(4, session);
+            p.setString(5, HASH);
+            p.executeUpdate();
+        }
+    }
+
+    /** A proposal row inserted, then claimed with the guarded single-use update (two autocommit statements). */
+    void proposeThenApply(String principal, String session) throws SQLException {
+        String id = UUID.randomUUID().toString();
+        try (Connection c = pool.getConnection()) {
+            try (PreparedStatement p = c.prepareStatement(INSERT_PROPOSED)) {
+                p.setString(1, id);
+                p.setString(2, principal);
+                p.setString(3, session);
+                p.setString(4, HASH);
+                p.setString(5, HASH);
+                p.executeUpdate();
+            }
+            try (PreparedStatement p = c.prepareStatement(APPLY)) {
+                p.setString(1, principal);
+                p.setString(2, id);
+                if (p.executeUpdate() != 1) {
+                    throw new IllegalStateException("the raw guarded update lost its own row");
+                }
+            }
+        }
+    }
+
+    /** Admission times per principal of the rows of one tool. */
+    Map<String, List<Instant>> admissions(String table, String toolName, String principalPrefix) throws SQLException {
+        Map<String, List<Instant>> byPrincipal = new java.util.HashMap<>();
+        try (Connection c = pool.getConnection();
+             PreparedStatement p = c.prepareStatement("SELECT principal, created_at FROM " + table
+                     + " WHERE tool_name = ? AND principal LIKE ?")) {
+            p.setString(1, toolName);
+            p.setString(2, principalPrefix + "%");
+            try (ResultSet rs = p.executeQuery()) {
+                while (rs.next()) {
+                    byPrincipal.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                            .add(rs.getObject(2, OffsetDateTime.class).toInstant());
+                }
+            }
+        }
+        return byPrincipal;
+    }
+
+    /** The {@code CREATE} statements of {@code toolgate_call} and its indexes, renamed to {@link #TABLE}. */
+    private static List<String> callTableStatements(String script) {
+        List<String> out = new ArrayList<>();
+        StringBuilder sql = new StringBuilder();
+        for (String line : script.split("\n")) {
+            if (!line.trim().startsWith("--")) {
+                sql.append(line).append('\n');
+            }
+        }
+        for (String statement : sql.toString().split(";")) {
+            String s = statement.trim();
+            if (s.startsWith("CREATE") && s.matches("(?s).*\\btoolgate_call\\b.*")) {
+                out.add(s.replace("toolgate_call", TABLE));
+            }
+        }
+        return out;
+    }
+
+    /** The schema script toolgate-jdbc ships for a database. */
+    static String script(boolean postgres) {
+        String name = "dev/toolgate/jdbc/schema/" + (postgres ? "postgresql.sql" : "h2.sql");
+        try (InputStream in = RawBaseline.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

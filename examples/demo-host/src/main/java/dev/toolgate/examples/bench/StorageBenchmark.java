@@ -1,0 +1,321 @@
+package dev.toolgate.examples.bench;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.access.Principal;
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.jdbc.JdbcStore;
+import dev.toolgate.spi.InMemoryStore;
+import dev.toolgate.spi.ToolgateStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Measures what governance costs in storage, in one process and one run, on H2 (a temporary file
+ * database) and PostgreSQL, at 1 and 4 threads, against physical-limit baselines measured in the
+ * same run on the same database:
+ *
+ * <ul>
+ *   <li>a governed READ call (policy read, admission + audit insert, outcome update) vs one raw
+ *       autocommit INSERT of the same row into an identical table (the one-commit limit);</li>
+ *   <li>a propose + apply pair vs a raw INSERT + guarded UPDATE pair;</li>
+ *   <li>budget-checked governed calls over 100 principals vs Bucket4j's PostgreSQL backend doing the
+ *       admission plus the same raw audit INSERT, with the most admissions either let into any
+ *       sliding window (Toolgate's must equal the cap).</li>
+ * </ul>
+ *
+ * <pre>
+ * ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.mainClass=dev.toolgate.examples.bench.StorageBenchmark
+ * </pre>
+ *
+ * The PostgreSQL URL comes from the first argument, {@code TOOLGATE_BENCH_PG_URL} or
+ * {@code TOOLGATE_TEST_PG_URL} (PostgreSQL is skipped without one); the benchmark works in its own
+ * schema {@code toolgate_bench}, which it drops and recreates. Each cell warms both sides up, then
+ * alternates timed slices of Toolgate and its baseline so both see the same background load;
+ * {@code -Dbench.warmup-ms}, {@code -Dbench.slice-ms} and {@code -Dbench.rounds} change that
+ * (default 1000 ms, 1000 ms, 3 rounds).
+ */
+public final class StorageBenchmark {
+
+    private static final int POOL_SIZE = 8;
+    private static final int[] THREADS = {1, 4};
+    private static final int PRINCIPALS = 100;
+    private static final int CAP = 5;
+    private static final Duration WINDOW = Duration.ofSeconds(1);
+    private static final double READ_GOAL = 0.8;
+    private static final int PROPOSALS_PER_SESSION = 10;
+
+    private final Harness harness;
+    private final List<String[]> table = new ArrayList<>();
+    private final List<String[]> budgetTable = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+
+    private StorageBenchmark(Harness harness) {
+        this.harness = harness;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String pgUrl = args.length > 0 ? args[0] : firstSet("TOOLGATE_BENCH_PG_URL", "TOOLGATE_TEST_PG_URL");
+        Duration warmup = Duration.ofMillis(Long.getLong("bench.warmup-ms", 1000));
+        Duration slice = Duration.ofMillis(Long.getLong("bench.slice-ms", 1000));
+        int rounds = Integer.getInteger("bench.rounds", 3);
+        StorageBenchmark bench = new StorageBenchmark(new Harness(warmup, slice, rounds));
+        long started = System.nanoTime();
+        System.out.printf("Toolgate storage benchmark: %d cores, pools of %d connections; per cell and side: %d ms warmup,"
+                        + " then %d timed slices of %d ms alternating with the baseline's%n",
+                Runtime.getRuntime().availableProcessors(), POOL_SIZE, warmup.toMillis(), rounds, slice.toMillis());
+
+        bench.engineOnly();
+        Path dir = Files.createTempDirectory("toolgate-bench");
+        bench.database("H2", "jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath(), false);
+        if (pgUrl == null) {
+            bench.notes.add("PostgreSQL skipped: pass a JDBC URL as the first argument or set TOOLGATE_BENCH_PG_URL");
+        } else {
+            bench.database("PostgreSQL", freshSchema(pgUrl, "toolgate_bench"), true);
+        }
+        bench.print(Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** The same workloads on the in-memory store: what the engine costs without any storage. */
+    private void engineOnly() throws Exception {
+        System.out.println("running the engine on the in-memory store ...");
+        BenchTools tools = new BenchTools();
+        try (Toolgate gate = gate(new InMemoryStore(), tools, ToolBudget.unlimited())) {
+            for (int threads : THREADS) {
+                CallContext[] ctx = contexts("memory-reader", threads);
+                row("in-memory", "governed READ call", threads, harness.run(threads, t -> {
+                    gate.call(ctx[t], BenchTools.PING, "{}");
+                    return true;
+                }), "(engine only, no storage)", null);
+            }
+            for (int threads : THREADS) {
+                Sessions sessions = new Sessions(contexts("memory-writer", threads));
+                row("in-memory", "propose + apply pair", threads, harness.run(threads, t -> {
+                    CallContext ctx = sessions.next(t);
+                    gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
+                    return true;
+                }), "(engine only, no storage)", null);
+            }
+        }
+    }
+
+    private void database(String name, String url, boolean postgres) throws Exception {
+        System.out.printf("running %s ...%n", name);
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(POOL_SIZE).build();
+             RawBaseline raw = new RawBaseline(url, RawBaseline.script(postgres), POOL_SIZE)) {
+            BenchTools tools = new BenchTools();
+            try (Toolgate gate = gate(store, tools, ToolBudget.unlimited())) {
+                for (int threads : THREADS) {
+                    CallContext[] ctx = contexts("reader", threads);
+                    Harness.Result[] results = harness.compare(threads, t -> {
+                        gate.call(ctx[t], BenchTools.PING, "{}");
+                        return true;
+                    }, t -> {
+                        raw.insertExecuted(BenchTools.PING, ctx[t].principal().key(), ctx[t].sessionId());
+                        return true;
+                    });
+                    Harness.Result ours = results[0];
+                    Harness.Result base = results[1];
+                    row(name, "governed READ call", threads, ours, "raw INSERT (1 commit)", base);
+                    if (postgres && threads == 1 && ours.opsPerSecond() / base.opsPerSecond() < READ_GOAL) {
+                        notes.add(String.format(Locale.ROOT, "goal missed: governed READ on PostgreSQL at 1 thread is %.2fx"
+                                + " of the raw insert (goal %.1fx)", ours.opsPerSecond() / base.opsPerSecond(), READ_GOAL));
+                    }
+                }
+                for (int threads : THREADS) {
+                    Sessions ours = new Sessions(contexts("writer", threads));
+                    Sessions theirs = new Sessions(contexts("raw-writer", threads));
+                    Harness.Result[] results = harness.compare(threads, t -> {
+                        CallContext ctx = ours.next(t);
+                        gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
+                        return true;
+                    }, t -> {
+                        CallContext ctx = theirs.next(t);
+                        raw.proposeThenApply(ctx.principal().key(), ctx.sessionId());
+                        return true;
+                    });
+                    row(name, "propose + apply pair", threads, results[0], "raw INSERT + guarded UPDATE", results[1]);
+                }
+            }
+            try (Toolgate budgeted = gate(store, tools, ToolBudget.perPrincipal(CAP, WINDOW))) {
+                Bucket4jBaseline bucket4j = postgres ? new Bucket4jBaseline(raw.dataSource(), CAP, WINDOW) : null;
+                for (int threads : THREADS) {
+                    String prefix = "budget-" + threads + "-";
+                    CallContext[] principals = contexts(prefix, PRINCIPALS);
+                    Harness.Op oursOp = t -> {
+                        try {
+                            budgeted.call(principals[ThreadLocalRandom.current().nextInt(PRINCIPALS)], BenchTools.PING, "{}");
+                            return true;
+                        } catch (BudgetExceededException e) {
+                            return false;
+                        }
+                    };
+                    String b4jPrefix = "bucket4j-" + threads + "-";
+                    Harness.Op theirsOp = bucket4j == null ? null : t -> {
+                        int p = ThreadLocalRandom.current().nextInt(PRINCIPALS);
+                        if (!bucket4j.tryConsume(threads * 1_000L + p)) {
+                            return false;
+                        }
+                        raw.insertExecuted("bucket4j", "user:" + b4jPrefix + p, "s");
+                        return true;
+                    };
+                    Harness.Result[] results = harness.compare(threads, oursOp, theirsOp);
+                    Harness.Result ours = results[0];
+                    int oursMax = maxInAnyWindow(raw.admissions("toolgate_call", BenchTools.PING, "user:" + prefix));
+                    if (bucket4j == null) {
+                        budgetRow(name, "Toolgate (governed call)", threads, ours, oursMax);
+                        row(name, "budgeted READ, 100 principals", threads, ours, "-", null);
+                        continue;
+                    }
+                    Harness.Result theirs = results[1];
+                    int theirsMax = maxInAnyWindow(raw.admissions(RawBaseline.TABLE, "bucket4j", "user:" + b4jPrefix));
+                    row(name, "budgeted READ, 100 principals", threads, ours, "Bucket4j PG + raw INSERT", theirs);
+                    budgetRow(name, "Toolgate (governed call)", threads, ours, oursMax);
+                    budgetRow(name, "Bucket4j advisory lock + INSERT", threads, theirs, theirsMax);
+                }
+            }
+        }
+    }
+
+    /**
+     * Each thread's conversation: a new session every {@value #PROPOSALS_PER_SESSION} proposals, as
+     * conversations go (and so a session's history stays small, as it does in real use).
+     */
+    private static final class Sessions {
+        private final CallContext[] base;
+        private final long[] count;
+
+        Sessions(CallContext[] base) {
+            this.base = base;
+            this.count = new long[base.length];
+        }
+
+        CallContext next(int thread) {
+            return base[thread].withSession(base[thread].sessionId() + "-" + count[thread]++ / PROPOSALS_PER_SESSION);
+        }
+    }
+
+    private static Toolgate gate(ToolgateStore store, BenchTools tools, ToolBudget budget) {
+        return Toolgate.builder().discoverTools(false).discoverComponents(false).store(store).provider(tools.provider())
+                .budget(budget).maxPendingPerSession(1000).sweepInterval(Duration.ZERO).build();
+    }
+
+    private static CallContext[] contexts(String prefix, int count) {
+        CallContext[] contexts = new CallContext[count];
+        for (int i = 0; i < count; i++) {
+            contexts[i] = CallContext.of(Principal.user(prefix + i, BenchTools.RULE)).withTenant("acme")
+                    .withSession("bench-" + prefix + i);
+        }
+        return contexts;
+    }
+
+    /** The most admissions of any one principal inside any window {@code (t - WINDOW, t]}. */
+    private static int maxInAnyWindow(Map<String, List<Instant>> byPrincipal) {
+        int max = 0;
+        for (List<Instant> admissions : byPrincipal.values()) {
+            List<Instant> sorted = new ArrayList<>(admissions);
+            Collections.sort(sorted);
+            int start = 0;
+            for (int end = 0; end < sorted.size(); end++) {
+                while (!sorted.get(start).isAfter(sorted.get(end).minus(WINDOW))) {
+                    start++;
+                }
+                max = Math.max(max, end - start + 1);
+            }
+        }
+        return max;
+    }
+
+    private void row(String db, String workload, int threads, Harness.Result ours, String baseline, Harness.Result base) {
+        table.add(new String[] {db, workload, String.valueOf(threads), fmt(ours.opsPerSecond()), fmt(ours.p50Micros()),
+                fmt(ours.p99Micros()), baseline, base == null ? "-" : fmt(base.opsPerSecond()),
+                base == null ? "-" : fmt(base.p50Micros()), base == null ? "-" : fmt(base.p99Micros()),
+                base == null ? "-" : String.format(Locale.ROOT, "%.2fx", ours.opsPerSecond() / base.opsPerSecond())});
+        System.out.printf("  %s, %d thread(s): %s ops/s%n", workload, threads, fmt(ours.opsPerSecond()));
+    }
+
+    private void budgetRow(String db, String limiter, int threads, Harness.Result result, int maxInWindow) {
+        long admitted = result.ops() - result.refused();
+        budgetTable.add(new String[] {db, limiter, String.valueOf(threads), fmt(result.opsPerSecond()), String.valueOf(admitted),
+                String.valueOf(result.refused()), String.valueOf(maxInWindow),
+                maxInWindow <= CAP ? "exact (cap " + CAP + ")" : "over by " + (maxInWindow - CAP)});
+    }
+
+    private void print(Duration elapsed) {
+        System.out.println();
+        System.out.println("Throughput and latency (ratio = ops/s of Toolgate / ops/s of the baseline, same database, same threads)");
+        printTable(new String[] {"database", "workload", "thr", "ops/s", "p50 us", "p99 us", "baseline", "base ops/s",
+                "base p50", "base p99", "ratio"}, table);
+        System.out.println();
+        System.out.printf("Budget admissions: %d principals, cap %d per sliding %d s window; max = most admissions of one"
+                + " principal in any window (from the audit rows)%n", PRINCIPALS, CAP, WINDOW.toSeconds());
+        printTable(new String[] {"database", "limiter", "thr", "ops/s", "admitted*", "refused*", "max/window", "verdict"},
+                budgetTable);
+        System.out.println("* in the timed slices. Bucket4j: capacity " + CAP + ", refilled by " + CAP + " every "
+                + WINDOW.toSeconds() + " s (refillIntervally), keys locked with pg_advisory_xact_lock; its admissions are"
+                + " counted from the audit rows it inserts after each consumed token.");
+        notes.forEach(n -> System.out.println("note: " + n));
+        System.out.printf("total time %.0f s%n", elapsed.toMillis() / 1000.0);
+    }
+
+    private static void printTable(String[] header, List<String[]> rows) {
+        int[] widths = new int[header.length];
+        for (int i = 0; i < header.length; i++) {
+            widths[i] = header[i].length();
+            for (String[] r : rows) {
+                widths[i] = Math.max(widths[i], r[i].length());
+            }
+        }
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < header.length; i++) {
+            line.append(String.format("%-" + widths[i] + "s", header[i])).append(i + 1 < header.length ? "  " : "");
+        }
+        System.out.println(line);
+        System.out.println("-".repeat(line.length()));
+        for (String[] r : rows) {
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < r.length; i++) {
+                boolean numeric = r[i].matches("[0-9.,x-]+");
+                out.append(String.format("%" + (numeric ? "" : "-") + widths[i] + "s", r[i])).append(i + 1 < r.length ? "  " : "");
+            }
+            System.out.println(out);
+        }
+    }
+
+    private static String fmt(double value) {
+        if (Double.isNaN(value)) {
+            return "-";
+        }
+        return value >= 100 ? String.format(Locale.ROOT, "%,.0f", value) : String.format(Locale.ROOT, "%.1f", value);
+    }
+
+    private static String firstSet(String... variables) {
+        for (String variable : variables) {
+            String value = System.getenv(variable);
+            if (value != null && !value.isBlank()) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    private static String freshSchema(String url, String schema) throws Exception {
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            s.execute("CREATE SCHEMA " + schema);
+        }
+        return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+}

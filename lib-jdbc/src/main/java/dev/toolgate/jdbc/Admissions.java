@@ -1,0 +1,55 @@
+package dev.toolgate.jdbc;
+
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.budget.BudgetCharge;
+import java.time.Instant;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Budget admissions against {@code toolgate_budget}: one row per metered principal holding its latest
+ * admission times. Every admission holds that row's lock while it decides and appends, so admissions
+ * of one principal are serialized across all instances and connections, and each decides on the log
+ * its predecessor committed. Two implementations, chosen by {@link Dialect#admitsInOneStatement()}:
+ * {@link StatementAdmissions} and {@link LockingAdmissions}.
+ */
+abstract class Admissions {
+
+    final Db db;
+    final RowLocks rows;
+
+    Admissions(Db db) {
+        this.db = db;
+        this.rows = new RowLocks(db.dialect(), "toolgate_budget", "principal");
+    }
+
+    /** The implementation for {@code db}'s dialect. */
+    static Admissions forDialect(Db db) {
+        return db.dialect().admitsInOneStatement() ? new StatementAdmissions(db) : new LockingAdmissions(db);
+    }
+
+    /**
+     * Admits {@code charge} and inserts {@code call} with {@code created_at} set to the admission
+     * time, atomically (one commit).
+     *
+     * @return the admission time, which is the call's {@code createdAt}
+     * @throws dev.toolgate.budget.BudgetExceededException when over budget; nothing is written then
+     */
+    abstract Instant begin(CallRecord call, BudgetCharge charge);
+
+    /**
+     * Called first in a claim's transaction: locks the applier's budget row, so the claim reads its
+     * time after any wait for that lock and {@link #admit} then decides at that time.
+     */
+    void beforeClaim(Handle handle, BudgetCharge charge) {
+        rows.lock(handle, charge.principalKey());
+    }
+
+    /**
+     * Admits {@code charge} at {@code at} inside the transaction open on {@code handle}, after
+     * {@link #beforeClaim}. A claim admits at its own time ({@code appliedAt}), so the audit trail
+     * shows every admission at the instant the budget counted it.
+     *
+     * @throws dev.toolgate.budget.BudgetExceededException when over budget; the caller rolls back
+     */
+    abstract void admit(Handle handle, BudgetCharge charge, Instant at);
+}

@@ -1,0 +1,124 @@
+package dev.toolgate.jdbc;
+
+import dev.toolgate.access.PrincipalKind;
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.ModeSource;
+import dev.toolgate.tool.Effect;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Locale;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+/**
+ * How a {@link CallRecord} maps to a {@code toolgate_call} row: one column per component, principals
+ * as their {@code <kind>:<id>} key, enums as their lower-case wire names.
+ */
+final class CallRows {
+
+    static final String TABLE = "toolgate_call";
+
+    /** Every column, in {@link CallRecord} component order. */
+    static final String COLUMNS = "id, tool_name, effect, principal, tenant_id, session_id, automation_id, transport, "
+            + "status, mode, mode_source, arguments_hash, created_at, summary, payload_json, diff_json, token_digest, "
+            + "expires_at, result_json, error, completed_at, duration_millis, applied_by, applied_at, decided_by, "
+            + "decision_reason, supersedes, superseded_by";
+
+    /** Reads a row selected with {@link #COLUMNS}. */
+    static final RowMapper<CallRecord> MAPPER = CallRows::map;
+
+    private CallRows() {
+    }
+
+    /** The {@code VALUES} list for {@link #COLUMNS}, with {@code createdAt} as SQL for {@code created_at}. */
+    static String values(String createdAt) {
+        return ":id, :tool_name, :effect, :principal, :tenant_id, :session_id, :automation_id, :transport, "
+                + ":status, :mode, :mode_source, :arguments_hash, " + createdAt + ", :summary, :payload_json, :diff_json, "
+                + ":token_digest, :expires_at, :result_json, :error, :completed_at, :duration_millis, :applied_by, "
+                + ":applied_at, :decided_by, :decision_reason, :supersedes, :superseded_by";
+    }
+
+    /** Binds every column of {@link #values} except {@code created_at}. */
+    static PlainSql.Params bind(PlainSql.Params p, CallRecord r) throws SQLException {
+        return p.string("id", r.id())
+                .string("tool_name", r.toolName())
+                .string("effect", r.effect().wireName())
+                .string("principal", r.principal().key())
+                .string("tenant_id", r.tenantId())
+                .string("session_id", r.sessionId())
+                .string("automation_id", r.automationId())
+                .string("transport", r.transport())
+                .string("status", r.status().wireName())
+                .string("mode", r.mode().wireName())
+                .string("mode_source", r.modeSource().wireName())
+                .string("arguments_hash", r.argumentsHash())
+                .string("summary", r.summary())
+                .string("payload_json", r.payloadJson())
+                .string("diff_json", r.diffJson())
+                .string("token_digest", r.tokenDigest())
+                .timestamp("expires_at", r.expiresAt())
+                .string("result_json", r.resultJson())
+                .string("error", r.error())
+                .timestamp("completed_at", r.completedAt())
+                .number("duration_millis", r.durationMillis())
+                .string("applied_by", key(r.appliedBy()))
+                .timestamp("applied_at", r.appliedAt())
+                .string("decided_by", key(r.decidedBy()))
+                .string("decision_reason", r.decisionReason())
+                .string("supersedes", r.supersedes())
+                .string("superseded_by", r.supersededBy());
+    }
+
+    /** A principal's key, or null. */
+    static String key(PrincipalRef principal) {
+        return principal == null ? null : principal.key();
+    }
+
+    /** Parses {@code <kind>:<id>}; the kind never contains a colon, the id may. */
+    static PrincipalRef principal(String key) {
+        if (key == null) {
+            return null;
+        }
+        int colon = key.indexOf(':');
+        if (colon < 1) {
+            throw new IllegalStateException("malformed principal key in the audit trail: '" + key + "'");
+        }
+        return new PrincipalRef(PrincipalKind.valueOf(key.substring(0, colon).toUpperCase(Locale.ROOT)), key.substring(colon + 1));
+    }
+
+    private static CallRecord map(ResultSet rs, org.jdbi.v3.core.statement.StatementContext context) throws SQLException {
+        long duration = rs.getLong("duration_millis");
+        Long durationMillis = rs.wasNull() ? null : duration;
+        return new CallRecord(
+                rs.getString("id"),
+                rs.getString("tool_name"),
+                Effect.fromWireName(rs.getString("effect")),
+                principal(rs.getString("principal")),
+                rs.getString("tenant_id"),
+                rs.getString("session_id"),
+                rs.getString("automation_id"),
+                rs.getString("transport"),
+                CallStatus.fromWireName(rs.getString("status")),
+                Mode.fromWireName(rs.getString("mode")),
+                ModeSource.valueOf(rs.getString("mode_source").toUpperCase(Locale.ROOT)),
+                rs.getString("arguments_hash"),
+                Db.instant(rs, "created_at"),
+                rs.getString("summary"),
+                rs.getString("payload_json"),
+                rs.getString("diff_json"),
+                rs.getString("token_digest"),
+                Db.instant(rs, "expires_at"),
+                rs.getString("result_json"),
+                rs.getString("error"),
+                Db.instant(rs, "completed_at"),
+                durationMillis,
+                principal(rs.getString("applied_by")),
+                Db.instant(rs, "applied_at"),
+                principal(rs.getString("decided_by")),
+                rs.getString("decision_reason"),
+                rs.getString("supersedes"),
+                rs.getString("superseded_by"));
+    }
+}

@@ -1,0 +1,196 @@
+package dev.toolgate.jdbc;
+
+import dev.toolgate.spi.StoreUnavailableException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Optional;
+import org.jdbi.v3.core.ConnectionException;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+import org.jdbi.v3.core.argument.Argument;
+import org.jdbi.v3.core.statement.StatementExceptions;
+import org.jdbi.v3.core.statement.SqlStatements;
+import org.jdbi.v3.core.statement.TemplateEngine;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
+
+/**
+ * The database as the stores see it: JDBI handles with connection failures translated to
+ * {@link StoreUnavailableException}, the dialect, and the one time source.
+ *
+ * <p><b>Time:</b> every statement that needs the current time uses {@link #nowSql()}: the bound
+ * parameter {@code :now} when a {@link Clock} was injected, else the database's clock
+ * ({@link Dialect#currentTimestamp()}). So by default every timestamp, expiry check and budget window
+ * uses the database's clock, which all instances share, and an injected clock replaces it everywhere
+ * at once. One statement always sees one "now".
+ */
+final class Db {
+
+    private static final Argument NULL_TIMESTAMP = (position, statement, context) ->
+            statement.setNull(position, Types.TIMESTAMP_WITH_TIMEZONE);
+
+    private final Jdbi jdbi;
+    private final Dialect dialect;
+    private final String nowSql;
+    private final Clock clock;
+    private final Duration connectionTimeout;
+    private volatile boolean closed;
+
+    Db(Jdbi jdbi, Dialect dialect, Clock clock, Duration connectionTimeout) {
+        this.jdbi = jdbi;
+        this.dialect = dialect;
+        this.nowSql = "COALESCE(CAST(:now AS TIMESTAMP WITH TIME ZONE), " + dialect.currentTimestamp() + ")";
+        this.clock = clock;
+        this.connectionTimeout = connectionTimeout;
+    }
+
+    /** A JDBI instance configured the way every store statement expects. */
+    static Jdbi jdbi(javax.sql.DataSource dataSource) {
+        Jdbi jdbi = Jdbi.create(dataSource);
+        jdbi.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP).setUnusedBindingAllowed(true);
+        // never render bound values (payloads, results) into exception messages or logs
+        jdbi.getConfig(StatementExceptions.class).setMessageRendering(StatementExceptions.MessageRendering.SHORT_STATEMENT);
+        return jdbi;
+    }
+
+    Dialect dialect() {
+        return dialect;
+    }
+
+    /** SQL for the current time; statements using it bind {@link #now()} as {@code :now}. */
+    String nowSql() {
+        return nowSql;
+    }
+
+    /** Runs {@code callback} on a handle in autocommit mode (each statement commits by itself). */
+    <R> R withHandle(HandleCallback<R, RuntimeException> callback) {
+        ensureOpen();
+        try {
+            return jdbi.withHandle(callback);
+        } catch (JdbiException e) {
+            throw translate(e);
+        }
+    }
+
+    /** Runs {@code callback} in one transaction (READ COMMITTED), rolled back if it throws. */
+    <R> R inTransaction(HandleCallback<R, RuntimeException> callback) {
+        ensureOpen();
+        try {
+            return jdbi.inTransaction(callback);
+        } catch (JdbiException e) {
+            throw translate(e);
+        }
+    }
+
+    /** The value to bind as {@code :now}: the injected clock's instant, or null for the database clock. */
+    Argument now() {
+        return clock == null ? NULL_TIMESTAMP : timestamp(clock.instant());
+    }
+
+    /** {@link #now()} for {@link PlainSql}: the injected clock's instant, or null for the database clock. */
+    Instant clockInstant() {
+        return clock == null ? null : clock.instant();
+    }
+
+    /** The store's current time: the injected clock's, or the database's. */
+    Instant currentTime() {
+        if (clock != null) {
+            return clock.instant();
+        }
+        return withHandle(h -> h.createQuery("SELECT " + dialect.currentTimestamp()).map((rs, ctx) -> instant(rs, 1)).one());
+    }
+
+    void markClosed() {
+        closed = true;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("The Toolgate JDBC store is closed");
+        }
+    }
+
+    /** {@code duration} in whole microseconds, the databases' timestamp precision. */
+    static long micros(Duration duration) {
+        return duration.getSeconds() * 1_000_000L + duration.getNano() / 1_000;
+    }
+
+    /** SQL for {@code timestamp} plus (or minus) the microseconds bound as {@code :param}, portable to H2 and PostgreSQL. */
+    static String plusMicros(String timestamp, char sign, String param) {
+        return timestamp + " " + sign + " CAST(:" + param + " AS BIGINT) * INTERVAL '0.000001' SECOND";
+    }
+
+    /** A timestamp argument (null binds SQL NULL). */
+    static Argument timestamp(Instant instant) {
+        if (instant == null) {
+            return NULL_TIMESTAMP;
+        }
+        OffsetDateTime value = OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+        return (position, statement, context) -> statement.setObject(position, value);
+    }
+
+    /** A {@code TIMESTAMP WITH TIME ZONE} column as an instant, or null. */
+    static Instant instant(java.sql.ResultSet rs, String column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    static Instant instant(java.sql.ResultSet rs, int column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    /** True if {@code e} is a unique-key violation (SQLState 23505 on both databases). */
+    static boolean isUniqueViolation(UnableToExecuteStatementException e) {
+        return sqlState(e).filter("23505"::equals).isPresent();
+    }
+
+    private static Optional<String> sqlState(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+                return Optional.of(sql.getSQLState());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** A connection failure as {@link StoreUnavailableException}; anything else unchanged. */
+    RuntimeException translate(JdbiException e) {
+        return translate(e, connectionTimeout);
+    }
+
+    static RuntimeException translate(RuntimeException e, Duration connectionTimeout) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLTransientConnectionException) {
+                return new StoreUnavailableException("Toolgate store unavailable: no connection within "
+                        + describe(connectionTimeout) + " (pool exhausted or database down)", e);
+            }
+            if (cause instanceof SQLNonTransientConnectionException || cause instanceof SQLRecoverableException
+                    || (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08"))) {
+                return new StoreUnavailableException("Toolgate store unavailable: the database connection failed ("
+                        + cause.getMessage() + ")", e);
+            }
+        }
+        if (e instanceof ConnectionException) {
+            return new StoreUnavailableException("Toolgate store unavailable: cannot open a database connection ("
+                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()) + ")", e);
+        }
+        return e;
+    }
+
+    private static String describe(Duration timeout) {
+        if (timeout == null) {
+            return "the data source's timeout";
+        }
+        long millis = timeout.toMillis();
+        return millis % 1000 == 0 ? millis / 1000 + " s" : millis + " ms";
+    }
+}

@@ -1,0 +1,270 @@
+package dev.toolgate.jdbc;
+
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.budget.BudgetCharge;
+import dev.toolgate.spi.CallStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The audit trail, token store and budget ledger in {@code toolgate_call} and {@code toolgate_budget}.
+ * Each method is one statement or one short transaction:
+ *
+ * <ul>
+ *   <li>{@link #begin}: without a charge, one autocommit insert; with one, the admission and the insert
+ *       in one commit (see {@link Admissions}).</li>
+ *   <li>{@link #complete}: one guarded update; on PostgreSQL committed without waiting for the WAL
+ *       flush (an outcome lost in a crash leaves the row {@code running}).</li>
+ *   <li>{@link #propose}: a transaction that locks the session's row in {@code toolgate_session}, then
+ *       turns the running call into a proposal with one update guarded by its status and by the
+ *       session's pending count, which the lock makes exact.</li>
+ *   <li>{@link #claim}: the single-use update ({@code proposed} to {@code applied} only if still
+ *       proposed and unexpired by the store's clock; a row or nothing), with the admission in the same
+ *       transaction when there is a charge: a lost claim admits nothing, a refused admission rolls the
+ *       claim back.</li>
+ *   <li>{@link #expireDue}: one update; concurrent sweepers each expire a row at most once.</li>
+ * </ul>
+ */
+final class JdbcCallStore implements CallStore {
+
+    private static final String TABLE = CallRows.TABLE;
+    private static final String SELECT = "SELECT " + CallRows.COLUMNS + " FROM " + TABLE;
+
+    private final Db db;
+    private final Admissions admissions;
+    private final String pending;
+    private final String selectWithNow;
+    private final PlainSql insert;
+    private final PlainSql complete;
+    private final RowLocks sessions;
+    private final String proposeAnywhere;
+    private final String proposeInSession;
+    private final String claim;
+    private final String close;
+    private final String countPending;
+    private final String expireDue;
+
+    JdbcCallStore(Db db) {
+        this.db = db;
+        this.admissions = Admissions.forDialect(db);
+        Dialect dialect = db.dialect();
+        String now = db.nowSql();
+        this.pending = "status = 'proposed' AND expires_at > " + now;
+        this.selectWithNow = "SELECT " + now + " AS now_, " + CallRows.COLUMNS + " FROM " + TABLE + " WHERE id = :id";
+        this.insert = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
+                + CallRows.values(now) + ")", "created_at"));
+        this.complete = PlainSql.of("UPDATE " + TABLE + " SET status = :status, result_json = :result_json, error = :error,"
+                + " duration_millis = :duration_millis, completed_at = " + now + ","
+                + " decision_reason = COALESCE(:reason, decision_reason)"
+                + dialect.asynchronousCommitFrom()
+                + " WHERE id = :id AND ((status = 'running' AND :from_running)"
+                + " OR (status = 'applied' AND completed_at IS NULL AND :from_applied))");
+        this.sessions = new RowLocks(dialect, "toolgate_session", "session_id");
+        String propose = "UPDATE " + TABLE + " SET status = 'proposed', summary = :summary,"
+                + " payload_json = :payload_json, diff_json = :diff_json, token_digest = :token_digest,"
+                + " supersedes = :supersedes, expires_at = " + Db.plusMicros(now, '+', "ttl_us")
+                + " WHERE id = :id AND status = 'running'";
+        this.proposeAnywhere = dialect.returning(propose, CallRows.COLUMNS);
+        // the session's row lock is held, so this count sees every proposal committed before ours
+        this.proposeInSession = dialect.returning(propose + " AND (SELECT COUNT(*) FROM " + TABLE + " p"
+                + " WHERE p.session_id = :session_id AND p.status = 'proposed' AND p.expires_at > " + now + ")"
+                + " < :max_pending", CallRows.COLUMNS);
+        this.claim = dialect.returning("UPDATE " + TABLE + " SET status = 'applied', applied_by = :applied_by,"
+                + " applied_at = " + now + ", decided_by = :decided_by, decision_reason = :decision_reason"
+                + " WHERE id = :id AND " + pending, CallRows.COLUMNS);
+        this.close = "UPDATE " + TABLE + " SET status = :status, decided_by = :decided_by, decision_reason = :reason,"
+                + " superseded_by = :superseded_by, completed_at = " + now + " WHERE id = :id AND " + pending;
+        this.countPending = "SELECT COUNT(*) FROM " + TABLE + " WHERE session_id = :session_id AND " + pending;
+        this.expireDue = "UPDATE " + TABLE + " SET status = 'expired', completed_at = " + now
+                + " WHERE status = 'proposed' AND expires_at <= " + now;
+    }
+
+    @Override
+    public Instant now() {
+        return db.currentTime();
+    }
+
+    @Override
+    public CallRecord begin(CallRecord call, BudgetCharge charge) {
+        if (call.status() != CallStatus.RUNNING) {
+            throw new IllegalArgumentException("a call begins RUNNING, not " + call.status());
+        }
+        Instant createdAt = charge == null
+                ? db.withHandle(h -> insert.queryFirst(h, p -> CallRows.bind(p, call).timestamp("now", db.clockInstant()),
+                        rs -> Db.instant(rs, 1)).orElseThrow())
+                : admissions.begin(call, charge);
+        return call.toBuilder().createdAt(createdAt).build();
+    }
+
+    @Override
+    public boolean complete(String id, Completion completion) {
+        CallStatus status = completion.status();
+        return db.withHandle(h -> complete.update(h, p -> p
+                .string("id", id)
+                .string("status", status.wireName())
+                .string("result_json", completion.resultJson())
+                .string("error", completion.error())
+                .number("duration_millis", completion.durationMillis())
+                .string("reason", completion.reason())
+                .bool("from_running", status != CallStatus.APPLIED)
+                .bool("from_applied", status == CallStatus.APPLIED || status == CallStatus.FAILED)
+                .timestamp("now", db.clockInstant()))) == 1;
+    }
+
+    @Override
+    public ProposeResult propose(String id, ProposalState proposal, Duration ttl, int maxPendingPerSession) {
+        return db.inTransaction(h -> {
+            Optional<Running> found = h.createQuery("SELECT session_id FROM " + TABLE + " WHERE id = :id")
+                    .bind("id", id).map((rs, ctx) -> new Running(rs.getString("session_id"))).findOne();
+            if (found.isEmpty()) {
+                return new ProposeResult(ProposeResult.Status.NOT_RUNNING, null);
+            }
+            String session = found.get().sessionId();
+            if (session != null) {
+                sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
+            }
+            Optional<CallRecord> proposed = h.createQuery(session == null ? proposeAnywhere : proposeInSession)
+                    .bind("id", id)
+                    .bind("summary", proposal.summary())
+                    .bind("payload_json", proposal.payloadJson())
+                    .bind("diff_json", proposal.diffJson())
+                    .bind("token_digest", proposal.tokenDigest())
+                    .bind("supersedes", proposal.supersedes())
+                    .bind("ttl_us", Db.micros(ttl))
+                    .bind("session_id", session)
+                    .bind("max_pending", maxPendingPerSession)
+                    .bind("now", db.now())
+                    .map(CallRows.MAPPER)
+                    .findOne();
+            if (proposed.isPresent()) {
+                return new ProposeResult(ProposeResult.Status.PROPOSED, proposed.get());
+            }
+            // as the in-memory store does: a full session reports the limit whatever the call's state
+            boolean full = session != null && countPending(h, session) >= maxPendingPerSession;
+            return new ProposeResult(full ? ProposeResult.Status.PENDING_LIMIT : ProposeResult.Status.NOT_RUNNING,
+                    find(h, id).orElse(null));
+        });
+    }
+
+    /** The part of a call {@link #propose} reads before locking. */
+    private record Running(String sessionId) {
+    }
+
+    @Override
+    public ClaimResult claim(String id, Claim claim, BudgetCharge charge) {
+        // without a charge the single-use update is the whole step: one autocommit statement
+        return charge == null
+                ? db.withHandle(h -> claim(h, id, claim, null))
+                : db.inTransaction(h -> claim(h, id, claim, charge));
+    }
+
+    private ClaimResult claim(Handle h, String id, Claim claim, BudgetCharge charge) {
+        if (charge != null) {
+            admissions.beforeClaim(h, charge);
+        }
+        Optional<CallRecord> claimed = h.createQuery(this.claim)
+                .bind("id", id)
+                .bind("applied_by", claim.appliedBy().key())
+                .bind("decided_by", CallRows.key(claim.decidedBy()))
+                .bind("decision_reason", claim.decisionReason())
+                .bind("now", db.now())
+                .map(CallRows.MAPPER)
+                .findOne();
+        if (claimed.isEmpty()) {
+            return lostClaim(h, id);
+        }
+        if (charge != null) {
+            // at the claim's own time, so appliedAt is when the budget counted it; throws when over
+            // budget, and the transaction rolls the claim back
+            admissions.admit(h, charge, claimed.get().appliedAt());
+        }
+        return new ClaimResult(ClaimResult.Status.CLAIMED, claimed.get());
+    }
+
+    /** Why a claim matched no row, read right after it. */
+    private ClaimResult lostClaim(Handle h, String id) {
+        return h.createQuery(selectWithNow)
+                .bind("id", id).bind("now", db.now())
+                .map((rs, ctx) -> {
+                    CallRecord record = CallRows.MAPPER.map(rs, ctx);
+                    Instant now = Db.instant(rs, "now_");
+                    boolean expired = record.status() == CallStatus.EXPIRED
+                            || (record.status() == CallStatus.PROPOSED && !record.pendingAt(now));
+                    return new ClaimResult(expired ? ClaimResult.Status.EXPIRED : ClaimResult.Status.NOT_PENDING, record);
+                })
+                .findOne()
+                .orElseGet(() -> new ClaimResult(ClaimResult.Status.NOT_FOUND, null));
+    }
+
+    @Override
+    public boolean close(String id, Closure closure) {
+        return db.withHandle(h -> h.createUpdate(close)
+                .bind("id", id)
+                .bind("status", closure.status().wireName())
+                .bind("decided_by", closure.decidedBy().key())
+                .bind("reason", closure.reason())
+                .bind("superseded_by", closure.supersededBy())
+                .bind("now", db.now())
+                .execute()) == 1;
+    }
+
+    @Override
+    public Optional<CallRecord> find(String id) {
+        return id == null ? Optional.empty() : db.withHandle(h -> find(h, id));
+    }
+
+    private static Optional<CallRecord> find(Handle h, String id) {
+        return h.createQuery(SELECT + " WHERE id = :id").bind("id", id).map(CallRows.MAPPER).findOne();
+    }
+
+    @Override
+    public List<CallRecord> query(CallQuery query) {
+        List<String> where = new ArrayList<>();
+        if (query.tenantId() != null) {
+            where.add("tenant_id = :tenant_id");
+        }
+        if (query.sessionId() != null) {
+            where.add("session_id = :session_id");
+        }
+        if (query.principalKey() != null) {
+            where.add("principal = :principal");
+        }
+        if (query.toolName() != null) {
+            where.add("tool_name = :tool_name");
+        }
+        if (query.status() != null) {
+            where.add("status = :status");
+        }
+        String sql = SELECT + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
+                + " ORDER BY created_at DESC, id LIMIT :limit";
+        return db.withHandle(h -> h.createQuery(sql)
+                .bind("tenant_id", query.tenantId())
+                .bind("session_id", query.sessionId())
+                .bind("principal", query.principalKey())
+                .bind("tool_name", query.toolName())
+                .bind("status", query.status() == null ? null : query.status().wireName())
+                .bind("limit", query.limit())
+                .map(CallRows.MAPPER)
+                .list());
+    }
+
+    @Override
+    public int countPending(String sessionId) {
+        return db.withHandle(h -> countPending(h, sessionId));
+    }
+
+    private int countPending(Handle h, String sessionId) {
+        return h.createQuery(countPending).bind("session_id", sessionId).bind("now", db.now()).mapTo(Integer.class).one();
+    }
+
+    @Override
+    public int expireDue() {
+        return db.withHandle(h -> h.createUpdate(expireDue).bind("now", db.now()).execute());
+    }
+}

@@ -1,0 +1,319 @@
+package dev.toolgate.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.PolicyStore;
+import dev.toolgate.spi.StoreUnavailableException;
+import dev.toolgate.spi.ToolgateStore;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Durable Toolgate storage in a relational database through JDBI and HikariCP: the audit trail, the
+ * proposal tokens, the per-principal budget and the policy overrides, shared by every instance of a
+ * host that points at the same database. Embedded H2 is the zero-setup default; PostgreSQL is the
+ * database for many instances.
+ *
+ * <pre>{@code
+ * JdbcStore store = JdbcStore.builder()
+ *         .url("jdbc:postgresql://db:5432/app").username("app").password(secret)
+ *         .poolSize(10)
+ *         .build();
+ * Toolgate gate = Toolgate.builder().store(store).build();   // the host closes the store
+ * }</pre>
+ *
+ * <p>Or add {@code toolgate-jdbc} to the classpath and set {@code toolgate.jdbc.url} (or
+ * {@code TOOLGATE_JDBC_URL}): {@link JdbcStoreProvider} opens the store for {@code Toolgate.builder()}.
+ *
+ * <p><b>Default database.</b> Without a URL or a data source the store opens the H2 file database
+ * {@value #DEFAULT_URL} (the files {@code ~/.toolgate/toolgate.mv.db}, created on first use). H2 in
+ * file mode belongs to one process; use PostgreSQL when several instances share the store.
+ *
+ * <p><b>Connections.</b> With a URL the store creates its own HikariCP pool ({@link Builder#poolSize},
+ * default {@value #DEFAULT_POOL_SIZE}; READ COMMITTED; {@link Builder#connectionTimeout}, default 5 s)
+ * and closes it in {@link #close()}. With {@link Builder#dataSource} it uses the host's data source, never
+ * creates a pool, and never closes it; the data source must use READ COMMITTED (the default of H2 and
+ * PostgreSQL) and autocommit.
+ *
+ * <p><b>Schema.</b> Tables are prefixed {@code toolgate_}: {@code toolgate_call} (the audit trail, one
+ * column per {@link dev.toolgate.audit.CallRecord} component), {@code toolgate_budget} (one row per metered
+ * principal: the lock and the log of its latest admissions), {@code toolgate_session} (one row per
+ * session that proposed: the lock behind the pending cap), {@code toolgate_mode_override},
+ * {@code toolgate_tool_review} and {@code toolgate_schema_version}. The scripts
+ * {@code dev/toolgate/jdbc/schema/h2.sql} and {@code postgresql.sql} in this jar are plain SQL,
+ * idempotent ({@code CREATE ... IF NOT EXISTS}), and record their version. By default
+ * ({@link SchemaMode#APPLY}) the store runs the script at every start. A host that manages its schema
+ * itself, for example with Flyway, copies the script for its database unchanged into its migrations
+ * (for example {@code db/migration/V7__toolgate.sql}; a later Toolgate version's script is cumulative
+ * and idempotent and goes in as a new migration) and sets {@link SchemaMode#VALIDATE}, which checks the
+ * recorded version at start, or {@link SchemaMode#NONE}. A database whose recorded version is newer
+ * than this library's fails the start with a message naming both versions.
+ *
+ * <p><b>Time.</b> By default every timestamp, expiry check and budget window uses the database's
+ * clock ({@code statement_timestamp()} on PostgreSQL, {@code CURRENT_TIMESTAMP} on H2), so instances
+ * with skewed clocks still agree on when a token expires or a window rolls: a token's TTL is checked
+ * by the database, never by the instance that applies it. An injected {@link Builder#clock(Clock)}
+ * replaces the database clock for every timestamp and check at once; it is meant for tests and
+ * single-instance hosts.
+ *
+ * <p><b>Atomicity.</b> A governed call costs about one commit: the budget admission and the audit
+ * insert are one statement on PostgreSQL (one short transaction on H2), exact under any concurrency
+ * across instances because each admission decides under the principal's budget row lock on the log
+ * its predecessor committed. Apply's single use is one guarded update ({@code proposed} to
+ * {@code applied}, only if unexpired by the store's clock) whose row count decides the one winner. On
+ * PostgreSQL an outcome update ({@code complete}) commits asynchronously ({@code synchronous_commit =
+ * off} for that transaction only): a crash can lose the outcome, leaving the row {@code running},
+ * never an admission or a claim.
+ *
+ * <p><b>Failure.</b> When the database cannot be reached, or no pooled connection frees within the
+ * connection timeout, every operation fails with {@link StoreUnavailableException}; the gate then fails
+ * closed and runs nothing unrecorded. Thread-safe.
+ */
+public final class JdbcStore implements ToolgateStore {
+
+    /** The H2 file database used when neither a URL nor a data source is configured. */
+    public static final String DEFAULT_URL = "jdbc:h2:file:~/.toolgate/toolgate";
+    /** Connections in a pool the store creates, unless configured. */
+    public static final int DEFAULT_POOL_SIZE = 10;
+    /** How long an operation waits for a pooled connection before failing, unless configured. */
+    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcStore.class);
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    private final Db db;
+    private final HikariDataSource ownedPool;
+    private final JdbcCallStore calls;
+    private final JdbcPolicyStore policies;
+    private final String description;
+
+    private JdbcStore(Db db, HikariDataSource ownedPool, String description) {
+        this.db = db;
+        this.ownedPool = ownedPool;
+        this.calls = new JdbcCallStore(db);
+        this.policies = new JdbcPolicyStore(db);
+        this.description = description;
+    }
+
+    /** Starts a builder (defaults: the H2 file database, pool of 10, 5 s timeout, schema applied, database clock). */
+    public static Builder builder() {
+        return new Builder(new Settings(null, null, null, null, DEFAULT_POOL_SIZE, DEFAULT_CONNECTION_TIMEOUT,
+                SchemaMode.APPLY, null));
+    }
+
+    @Override
+    public CallStore calls() {
+        return calls;
+    }
+
+    @Override
+    public PolicyStore policies() {
+        return policies;
+    }
+
+    /** Closes the pool the store created; a host's data source is left open. Idempotent. */
+    @Override
+    public void close() {
+        db.markClosed();
+        if (ownedPool != null && !ownedPool.isClosed()) {
+            ownedPool.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcStore[" + description + "]";
+    }
+
+    private record Settings(String url, String username, String password, DataSource dataSource, int poolSize,
+                            Duration connectionTimeout, SchemaMode schema, Clock clock) {
+    }
+
+    /**
+     * Configures a {@link JdbcStore}. Immutable: every method returns a new builder, so a partly
+     * configured builder can be shared and specialized.
+     */
+    public static final class Builder {
+
+        private final Settings s;
+
+        private Builder(Settings settings) {
+            this.s = settings;
+        }
+
+        /** The JDBC URL, such as {@code jdbc:postgresql://db:5432/app} or {@code jdbc:h2:file:/var/lib/app/toolgate}. */
+        public Builder url(String url) {
+            return new Builder(new Settings(Objects.requireNonNull(url, "url"), s.username, s.password, s.dataSource,
+                    s.poolSize, s.connectionTimeout, s.schema, s.clock));
+        }
+
+        /** The database user, for a URL. */
+        public Builder username(String username) {
+            return new Builder(new Settings(s.url, username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
+                    s.schema, s.clock));
+        }
+
+        /** The database password, for a URL. Never logged. */
+        public Builder password(String password) {
+            return new Builder(new Settings(s.url, s.username, password, s.dataSource, s.poolSize, s.connectionTimeout,
+                    s.schema, s.clock));
+        }
+
+        /**
+         * The host's data source. The store then creates no pool and never closes it; URL, user,
+         * password and pool size must not be set.
+         */
+        public Builder dataSource(DataSource dataSource) {
+            return new Builder(new Settings(s.url, s.username, s.password, Objects.requireNonNull(dataSource, "dataSource"),
+                    s.poolSize, s.connectionTimeout, s.schema, s.clock));
+        }
+
+        /** Connections in the pool the store creates (default {@value JdbcStore#DEFAULT_POOL_SIZE}). */
+        public Builder poolSize(int poolSize) {
+            if (poolSize < 1) {
+                throw new IllegalArgumentException("poolSize must be at least 1, got " + poolSize);
+            }
+            return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, poolSize, s.connectionTimeout,
+                    s.schema, s.clock));
+        }
+
+        /**
+         * How long an operation waits for a pooled connection (or a new one) before failing with
+         * {@link StoreUnavailableException} (default 5 s, at least 250 ms).
+         */
+        public Builder connectionTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.toMillis() < 250) {
+                throw new IllegalArgumentException("connectionTimeout must be at least 250 ms, got " + timeout);
+            }
+            return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, timeout, s.schema,
+                    s.clock));
+        }
+
+        /** What to do with the schema at start (default {@link SchemaMode#APPLY}). */
+        public Builder schema(SchemaMode mode) {
+            return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
+                    Objects.requireNonNull(mode, "mode"), s.clock));
+        }
+
+        /**
+         * Takes all time from {@code clock} instead of the database: every timestamp, expiry check and
+         * budget window. For tests (a controllable clock) and single-instance hosts only: instances
+         * with their own clocks would disagree on expiry and windows by their clock skew.
+         */
+        public Builder clock(Clock clock) {
+            return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
+                    s.schema, Objects.requireNonNull(clock, "clock")));
+        }
+
+        /**
+         * Opens the store: creates the pool (unless a data source was given), detects the database,
+         * and applies or checks the schema.
+         *
+         * @throws StoreUnavailableException if the database cannot be reached
+         * @throws IllegalStateException     if the schema is missing (in VALIDATE mode), from a newer
+         *                                   version, or the database is neither H2 nor PostgreSQL
+         */
+        public JdbcStore build() {
+            if (s.dataSource != null && (s.url != null || s.username != null || s.password != null)) {
+                throw new IllegalStateException("Configure either a data source or a URL with credentials, not both");
+            }
+            HikariDataSource pool = s.dataSource == null ? pool() : null;
+            DataSource dataSource = pool != null ? pool : s.dataSource;
+            Duration timeout = pool != null ? s.connectionTimeout : null;
+            try {
+                Jdbi jdbi = Db.jdbi(dataSource);
+                Dialect dialect = jdbi.withHandle(h -> {
+                    Dialect detected = detect(h.getConnection());
+                    if (pool == null) {
+                        requireDefaults(h.getConnection());
+                    }
+                    Schema.prepare(h, detected, s.schema);
+                    return detected;
+                });
+                Db db = new Db(jdbi, dialect, s.clock, timeout);
+                String description = dialect.productName() + " " + (pool != null ? redact(pool.getJdbcUrl()) : "host data source");
+                LOG.info("Toolgate JDBC store on {} (schema {}, {} clock)", description, s.schema.settingValue(),
+                        s.clock == null ? "database" : "injected");
+                return new JdbcStore(db, pool, description);
+            } catch (RuntimeException e) {
+                if (pool != null) {
+                    pool.close();
+                }
+                throw Db.translate(e, timeout);
+            }
+        }
+
+        private HikariDataSource pool() {
+            String url = s.url != null ? s.url : DEFAULT_URL;
+            HikariConfig config = new HikariConfig();
+            config.setPoolName("toolgate-" + POOLS.incrementAndGet());
+            config.setJdbcUrl(url);
+            config.setUsername(s.username);
+            config.setPassword(s.password);
+            config.setMaximumPoolSize(s.poolSize);
+            config.setConnectionTimeout(s.connectionTimeout.toMillis());
+            config.setValidationTimeout(Math.max(250L, Math.min(s.connectionTimeout.toMillis(), 5_000L)));
+            config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+            config.setAutoCommit(true);
+            if (url.startsWith("jdbc:h2:") && !url.toUpperCase(Locale.ROOT).contains("LOCK_TIMEOUT")) {
+                // admissions of one principal queue on its budget row; H2's default wait is one second
+                config.setConnectionInitSql("SET LOCK_TIMEOUT 10000");
+            }
+            try {
+                return new HikariDataSource(config);
+            } catch (RuntimeException e) {
+                throw new StoreUnavailableException("Toolgate store unavailable: cannot connect to " + redact(url) + " ("
+                        + rootMessage(e) + ")", e);
+            }
+        }
+
+        private static Dialect detect(Connection connection) {
+            try {
+                return Dialect.of(connection.getMetaData().getDatabaseProductName());
+            } catch (SQLException e) {
+                throw new StoreUnavailableException("Toolgate store unavailable: cannot read the database metadata", e);
+            }
+        }
+
+        /** A host's connections must behave like the store's own pool's: autocommit, READ COMMITTED. */
+        private static void requireDefaults(Connection connection) {
+            try {
+                if (!connection.getAutoCommit()) {
+                    throw new IllegalStateException("The data source passed to JdbcStore hands out connections with"
+                            + " autocommit off; Toolgate needs autocommit on (it opens its own short transactions)");
+                }
+                if (connection.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
+                    throw new IllegalStateException("The data source passed to JdbcStore hands out connections with"
+                            + " isolation level " + connection.getTransactionIsolation() + "; Toolgate needs READ COMMITTED ("
+                            + Connection.TRANSACTION_READ_COMMITTED + "), the default of H2 and PostgreSQL");
+                }
+            } catch (SQLException e) {
+                throw new StoreUnavailableException("Toolgate store unavailable: cannot inspect a connection", e);
+            }
+        }
+
+        private static String rootMessage(Throwable e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return root.getMessage();
+        }
+
+        /** A URL without credentials, for logs. */
+        static String redact(String url) {
+            return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+        }
+    }
+}

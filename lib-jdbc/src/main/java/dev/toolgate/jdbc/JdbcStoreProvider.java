@@ -1,0 +1,69 @@
+package dev.toolgate.jdbc;
+
+import dev.toolgate.spi.StoreProvider;
+import dev.toolgate.spi.StoreSettings;
+import dev.toolgate.spi.ToolgateStore;
+import java.time.Duration;
+
+/**
+ * Opens a {@link JdbcStore} for {@code Toolgate.builder()} when {@code toolgate-jdbc} is on the
+ * classpath (registered in {@code META-INF/services/dev.toolgate.spi.StoreProvider}, priority 100, so it
+ * wins over the in-memory store). A store passed to the builder explicitly wins over discovery.
+ *
+ * <p>Settings, each also readable from the system property {@code toolgate.<key>} or the environment
+ * variable {@code TOOLGATE_<KEY>} (see {@link StoreSettings}):
+ * <ul>
+ *   <li>{@value #URL}: the JDBC URL; default {@value JdbcStore#DEFAULT_URL}</li>
+ *   <li>{@value #USERNAME}, {@value #PASSWORD}: credentials</li>
+ *   <li>{@value #POOL_SIZE}: connections in the pool (default {@value JdbcStore#DEFAULT_POOL_SIZE})</li>
+ *   <li>{@value #CONNECTION_TIMEOUT_MS}: milliseconds to wait for a connection (default 5000)</li>
+ *   <li>{@value #SCHEMA}: {@code apply} (default), {@code validate} or {@code none}</li>
+ * </ul>
+ */
+public final class JdbcStoreProvider implements StoreProvider {
+
+    public static final String URL = "jdbc.url";
+    public static final String USERNAME = "jdbc.username";
+    public static final String PASSWORD = "jdbc.password";
+    public static final String POOL_SIZE = "jdbc.pool-size";
+    public static final String CONNECTION_TIMEOUT_MS = "jdbc.connection-timeout-ms";
+    public static final String SCHEMA = "jdbc.schema";
+
+    /** For {@link java.util.ServiceLoader}. */
+    public JdbcStoreProvider() {
+    }
+
+    @Override
+    public String name() {
+        return "jdbc";
+    }
+
+    @Override
+    public int priority() {
+        return 100;
+    }
+
+    @Override
+    public ToolgateStore open(StoreSettings settings) {
+        JdbcStore.Builder builder = JdbcStore.builder()
+                .poolSize(settings.getInt(POOL_SIZE, JdbcStore.DEFAULT_POOL_SIZE))
+                .connectionTimeout(Duration.ofMillis(settings.getInt(CONNECTION_TIMEOUT_MS,
+                        (int) JdbcStore.DEFAULT_CONNECTION_TIMEOUT.toMillis())));
+        builder = builder.url(settings.get(URL).orElse(JdbcStore.DEFAULT_URL));
+        if (settings.get(USERNAME).isPresent()) {
+            builder = builder.username(settings.get(USERNAME).get());
+        }
+        if (settings.get(PASSWORD).isPresent()) {
+            builder = builder.password(settings.get(PASSWORD).get());
+        }
+        if (settings.get(SCHEMA).isPresent()) {
+            builder = builder.schema(SchemaMode.parse(settings.get(SCHEMA).get()));
+        }
+        return builder.build();
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcStoreProvider";
+    }
+}

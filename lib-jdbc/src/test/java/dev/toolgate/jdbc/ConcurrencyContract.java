@@ -1,0 +1,207 @@
+package dev.toolgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.Proposal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Exactness under real concurrency on the database's clock, one store shared by 16 threads. The
+ * budget: counted from the audit trail, no sliding window ever holds more admissions than the cap,
+ * and every admitted call is recorded. The pending cap: concurrent proposals in one session never
+ * exceed it. Each database runs it through a subclass.
+ */
+abstract class ConcurrencyContract {
+
+    private static final int CAP = 20;
+    private static final Duration WINDOW = Duration.ofMillis(500);
+    private static final int THREADS = 16;
+    private static final Duration RUN = Duration.ofMillis(2600);
+
+    private JdbcStore store;
+    private Hosts host;
+
+    /** A fresh, empty store on the database clock with a pool for {@value #THREADS} threads. */
+    abstract JdbcStore openStore();
+
+    @BeforeEach
+    void open() {
+        store = openStore();
+        host = Hosts.on(store, b -> b.budget(ToolBudget.perPrincipal(CAP, WINDOW)));
+    }
+
+    @AfterEach
+    void close() {
+        host.close();
+        store.close();
+    }
+
+    @Test
+    void sixteenThreadsOfReadsNeverExceedTheCapInAnySlidingWindow() throws Exception {
+        CallContext ctx = Hosts.ctx(Hosts.READER);
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+
+        hammer(THREADS, t -> {
+            try {
+                host.gate().call(ctx, "notes.list", "{}");
+                admitted.incrementAndGet();
+            } catch (BudgetExceededException e) {
+                assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(WINDOW);
+                refused.incrementAndGet();
+            }
+        });
+
+        List<CallRecord> audit = store.calls().query(CallQuery.latest(CallQuery.MAX_LIMIT).principal("user:reader"));
+        assertThat(audit).as("every admitted call is in the audit trail, and only those").hasSize(admitted.get());
+        assertThat(audit).allSatisfy(r -> assertThat(r.status()).isEqualTo(CallStatus.EXECUTED));
+        assertThat(Hosts.maxInAnyWindow(audit.stream().map(CallRecord::createdAt).toList(), WINDOW)).isEqualTo(CAP);
+        assertThat(admitted.get()).as("several windows filled").isGreaterThanOrEqualTo(3 * CAP);
+        assertThat(refused.get()).isPositive();
+        assertThat(host.notes().reads).hasValue(admitted.get());
+    }
+
+    @Test
+    void readsProposalsAndAppliesShareOneExactBudget() throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        AtomicInteger proposals = new AtomicInteger();
+        AtomicInteger applies = new AtomicInteger();
+        AtomicInteger sequence = new AtomicInteger();
+
+        hammer(THREADS, t -> {
+            CallContext ctx = Hosts.ctx(Hosts.WRITER).withSession("thread-" + t);
+            if (t % 2 == 0) {
+                try {
+                    host.gate().call(ctx, "notes.list", "{}");
+                    reads.incrementAndGet();
+                } catch (BudgetExceededException e) {
+                    assertThat(e.retryAfter()).isLessThanOrEqualTo(WINDOW);
+                }
+                return;
+            }
+            Proposal proposal;
+            try {
+                proposal = host.gate().propose(ctx, "notes.add", "{\"id\":\"n" + sequence.incrementAndGet() + "\",\"text\":\"x\"}");
+                proposals.incrementAndGet();
+            } catch (BudgetExceededException e) {
+                assertThat(e.retryAfter()).isLessThanOrEqualTo(WINDOW);
+                return;
+            }
+            while (true) { // a refused apply changes nothing: the proposal stays pending, so retry
+                try {
+                    host.gate().apply(ctx, proposal.token());
+                    applies.incrementAndGet();
+                    return;
+                } catch (BudgetExceededException e) {
+                    assertThat(e.retryAfter()).isLessThanOrEqualTo(WINDOW);
+                    sleep(e.retryAfter());
+                }
+            }
+        });
+
+        List<CallRecord> audit = store.calls().query(CallQuery.latest(CallQuery.MAX_LIMIT).principal("user:writer"));
+        List<Instant> admissions = new ArrayList<>();
+        audit.forEach(r -> admissions.add(r.createdAt()));
+        audit.stream().filter(r -> r.appliedAt() != null).forEach(r -> admissions.add(r.appliedAt()));
+        assertThat(audit).hasSize(reads.get() + proposals.get());
+        assertThat(audit.stream().filter(r -> r.status() == CallStatus.APPLIED)).hasSize(applies.get());
+        assertThat(admissions).hasSize(reads.get() + proposals.get() + applies.get());
+        assertThat(Hosts.maxInAnyWindow(admissions, WINDOW)).isEqualTo(CAP);
+        assertThat(applies.get()).isPositive();
+        assertThat(host.notes().mutations).hasValue(applies.get());
+    }
+
+    @Test
+    void concurrentProposalsInOneSessionNeverExceedThePendingCap() throws Exception {
+        int cap = 5;
+        try (Hosts capped = Hosts.on(store, b -> b.maxPendingPerSession(cap))) {
+            CallContext ctx = Hosts.ctx(Hosts.WRITER).withSession("crowded");
+            AtomicInteger sequence = new AtomicInteger();
+            AtomicInteger proposed = new AtomicInteger();
+            AtomicInteger limited = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 3; i++) {
+                        try {
+                            capped.gate().propose(ctx, "notes.add", "{\"id\":\"p" + sequence.incrementAndGet() + "\",\"text\":\"x\"}");
+                            proposed.incrementAndGet();
+                        } catch (dev.toolgate.gate.PendingLimitException e) {
+                            limited.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+            pool.shutdownNow();
+
+            assertThat(proposed).hasValue(cap);
+            assertThat(limited).hasValue(3 * THREADS - cap);
+            assertThat(store.calls().countPending("crowded")).isEqualTo(cap);
+            assertThat(store.calls().query(CallQuery.latest(100).session("crowded").status(CallStatus.PROPOSED))).hasSize(cap);
+        }
+    }
+
+    private interface Work {
+        void run(int thread) throws Exception;
+    }
+
+    private static void hammer(int threads, Work work) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    long end = System.nanoTime() + RUN.toNanos();
+                    while (System.nanoTime() < end) {
+                        work.run(thread);
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(Math.max(1, duration.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.toolgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.gate.Applied;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.TokenAlreadyUsedException;
+import dev.toolgate.gate.TokenExpiredException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Four instances of a host, each with its own {@link JdbcStore} and connection pool, on one
+ * PostgreSQL database, under real concurrency. Time is the database's.
+ */
+class CrossInstancePostgresTest {
+
+    private static final int INSTANCES = 4;
+    private static String url;
+
+    private final List<JdbcStore> stores = new ArrayList<>();
+    private final List<Hosts> hosts = new ArrayList<>();
+
+    @BeforeAll
+    static void database() {
+        url = PostgresDatabase.freshSchema("cross_instance");
+    }
+
+    @BeforeEach
+    void openStores() {
+        for (int i = 0; i < INSTANCES; i++) {
+            stores.add(JdbcStore.builder().url(url).poolSize(8).build());
+        }
+        TestStores.truncate(url);
+    }
+
+    @AfterEach
+    void closeStores() {
+        hosts.forEach(Hosts::close);
+        stores.forEach(JdbcStore::close);
+    }
+
+    private List<Hosts> instances(UnaryOperator<dev.toolgate.Toolgate.Builder> customize) {
+        for (JdbcStore store : stores) {
+            hosts.add(Hosts.on(store, customize));
+        }
+        return hosts;
+    }
+
+    @Test
+    void aTokenProposedOnOneInstanceIsAppliedOnAnother() {
+        List<Hosts> all = instances(b -> b);
+        CallContext ctx = Hosts.ctx(Hosts.WRITER);
+        Proposal proposal = all.get(0).gate().propose(ctx, "notes.add", "{\"id\":\"n1\",\"text\":\"hello\"}");
+
+        Applied applied = all.get(2).gate().apply(ctx, proposal.token());
+
+        assertThat(applied.callId()).isEqualTo(proposal.callId());
+        assertThat(all.get(2).notes().snapshot()).containsEntry("n1", "hello");
+        assertThat(all.get(0).notes().mutations).hasValue(0);
+        CallRecord record = all.get(1).gate().findCall(proposal.callId()).orElseThrow();
+        assertThat(record.status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(record.completedAt()).isNotNull();
+        assertThatThrownBy(() -> all.get(3).gate().apply(ctx, proposal.token())).isInstanceOf(TokenAlreadyUsedException.class);
+    }
+
+    @Test
+    void ofSixtyFourConcurrentAppliesOverFourInstancesExactlyOneWinsEveryTime() throws Exception {
+        List<Hosts> all = instances(b -> b);
+        CallContext ctx = Hosts.ctx(Hosts.WRITER);
+        int repetitions = 200;
+        int appliers = 64;
+        ExecutorService pool = Executors.newFixedThreadPool(appliers);
+        try {
+            for (int rep = 0; rep < repetitions; rep++) {
+                Proposal proposal = all.get(rep % INSTANCES).gate()
+                        .propose(ctx, "notes.add", "{\"id\":\"n" + rep + "\",\"text\":\"x\"}");
+                CountDownLatch start = new CountDownLatch(1);
+                AtomicInteger wins = new AtomicInteger();
+                AtomicInteger alreadyUsed = new AtomicInteger();
+                List<Future<?>> futures = new ArrayList<>();
+                for (int a = 0; a < appliers; a++) {
+                    Hosts host = all.get(a % INSTANCES);
+                    futures.add(pool.submit(() -> {
+                        start.await();
+                        try {
+                            host.gate().apply(ctx, proposal.token());
+                            wins.incrementAndGet();
+                        } catch (TokenAlreadyUsedException e) {
+                            alreadyUsed.incrementAndGet();
+                        }
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (Future<?> future : futures) {
+                    future.get(60, TimeUnit.SECONDS);
+                }
+                assertThat(wins).as("winners in repetition %d", rep).hasValue(1);
+                assertThat(alreadyUsed).as("losers in repetition %d", rep).hasValue(appliers - 1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        int mutations = all.stream().mapToInt(h -> h.notes().mutations.get()).sum();
+        assertThat(mutations).isEqualTo(repetitions);
+        assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.APPLIED))).hasSize(repetitions);
+    }
+
+    @Test
+    void sixteenThreadsOverFourInstancesNeverGetMoreThanTheCapInAnyWindow() throws Exception {
+        int cap = 60;
+        Duration window = Duration.ofMillis(1000);
+        List<Hosts> all = instances(b -> b.budget(ToolBudget.perPrincipal(cap, window)));
+        CallContext ctx = Hosts.ctx(Hosts.READER);
+        int threads = 16;
+        long runNanos = Duration.ofMillis(3500).toNanos();
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Hosts host = all.get(t % INSTANCES);
+            futures.add(pool.submit(() -> {
+                start.await();
+                long end = System.nanoTime() + runNanos;
+                while (System.nanoTime() < end) {
+                    try {
+                        host.gate().call(ctx, "notes.list", "{}");
+                        admitted.incrementAndGet();
+                    } catch (BudgetExceededException e) {
+                        assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(window);
+                        refused.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> future : futures) {
+            future.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdownNow();
+
+        List<CallRecord> audit = all.get(0).gate().findCalls(CallQuery.latest(CallQuery.MAX_LIMIT).principal("user:reader"));
+        List<Instant> admissions = audit.stream().map(CallRecord::createdAt).toList();
+        assertThat(audit).as("every admitted call is in the audit trail, and only those").hasSize(admitted.get());
+        assertThat(audit).allSatisfy(r -> assertThat(r.status()).isEqualTo(CallStatus.EXECUTED));
+        assertThat(Hosts.maxInAnyWindow(admissions, window)).isEqualTo(cap);
+        assertThat(admitted.get()).as("several windows were filled").isGreaterThanOrEqualTo(3 * cap);
+        assertThat(refused.get()).isPositive();
+        int reads = all.stream().mapToInt(h -> h.notes().reads.get()).sum();
+        assertThat(reads).isEqualTo(admitted.get());
+    }
+
+    @Test
+    void anExpiredTokenIsRejectedOnEveryInstanceWhetherOrNotTheSweeperRan() throws Exception {
+        List<Hosts> all = instances(b -> b.proposalTtl(Duration.ofMillis(800)));
+        CallContext ctx = Hosts.ctx(Hosts.WRITER);
+        Proposal unswept = all.get(0).gate().propose(ctx, "notes.add", "{\"id\":\"a\",\"text\":\"x\"}");
+        Proposal swept = all.get(1).gate().propose(ctx, "notes.add", "{\"id\":\"b\",\"text\":\"x\"}");
+        Thread.sleep(1_000);
+
+        for (Hosts host : all) {
+            assertThatThrownBy(() -> host.gate().apply(ctx, unswept.token())).isInstanceOf(TokenExpiredException.class);
+        }
+        assertThat(all.get(3).gate().sweepExpired()).isEqualTo(2);
+        assertThat(all.get(2).gate().sweepExpired()).isZero();
+        for (Hosts host : all) {
+            assertThatThrownBy(() -> host.gate().apply(ctx, swept.token())).isInstanceOf(TokenExpiredException.class);
+            assertThatThrownBy(() -> host.gate().apply(ctx, unswept.token())).isInstanceOf(TokenExpiredException.class);
+        }
+        assertThat(all.get(0).gate().findCall(swept.callId()).orElseThrow().status()).isEqualTo(CallStatus.EXPIRED);
+        assertThat(all.stream().mapToInt(h -> h.notes().mutations.get()).sum()).isZero();
+    }
+
+    @Test
+    void sweepersOnEveryInstanceAtOnceExpireEachProposalExactlyOnce() throws Exception {
+        List<Hosts> all = instances(b -> b.proposalTtl(Duration.ofMillis(300)).maxPendingPerSession(100));
+        CallContext ctx = Hosts.ctx(Hosts.WRITER);
+        int proposals = 40;
+        for (int i = 0; i < proposals; i++) {
+            all.get(i % INSTANCES).gate().propose(ctx, "notes.add", "{\"id\":\"n" + i + "\",\"text\":\"x\"}");
+        }
+        Thread.sleep(500);
+
+        int sweepers = 2 * INSTANCES;
+        ExecutorService pool = Executors.newFixedThreadPool(sweepers);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Integer>> swept = new ArrayList<>();
+        for (int s = 0; s < sweepers; s++) {
+            Hosts host = all.get(s % INSTANCES);
+            swept.add(pool.submit(() -> {
+                start.await();
+                return host.gate().sweepExpired();
+            }));
+        }
+        start.countDown();
+        int total = 0;
+        for (Future<Integer> f : swept) {
+            total += f.get(30, TimeUnit.SECONDS);
+        }
+        pool.shutdownNow();
+
+        assertThat(total).isEqualTo(proposals);
+        assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.EXPIRED))).hasSize(proposals);
+        assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.PROPOSED))).isEmpty();
+    }
+}

@@ -1,0 +1,10 @@
+package dev.toolgate.jdbc;
+
+/** Budget exactness on H2 (row lock taken with {@code SELECT ... FOR UPDATE}, decision in Java). */
+class H2ConcurrencyTest extends ConcurrencyContract {
+
+    @Override
+    JdbcStore openStore() {
+        return JdbcStore.builder().url(TestStores.h2MemoryUrl("budget")).poolSize(16).build();
+    }
+}

@@ -1,0 +1,33 @@
+package dev.toolgate.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.toolgate.contract.StoreContractTest;
+import dev.toolgate.spi.ToolgateStore;
+import java.time.Clock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The storage SPI contract on PostgreSQL: one pool for the class in its own schema, emptied per test. */
+class PostgresStoreContractTest extends StoreContractTest {
+
+    private static HikariDataSource pool;
+
+    @BeforeAll
+    static void openPool() {
+        pool = TestStores.pool(PostgresDatabase.freshSchema("store_contract"), 12);
+        JdbcStore.builder().dataSource(pool).build().close(); // installs the schema
+    }
+
+    @AfterAll
+    static void closePool() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    @Override
+    protected ToolgateStore openStore(Clock clock) {
+        TestStores.truncate(pool);
+        return JdbcStore.builder().dataSource(pool).schema(SchemaMode.VALIDATE).clock(clock).build();
+    }
+}

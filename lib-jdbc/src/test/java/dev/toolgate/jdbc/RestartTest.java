@@ -1,0 +1,37 @@
+package dev.toolgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.gate.Applied;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.Proposal;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Proposals, like the whole audit trail, survive a restart on the same H2 file. */
+class RestartTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aTokenProposedBeforeARestartIsAppliedAfterIt() {
+        String url = "jdbc:h2:file:" + dir.resolve("toolgate").toAbsolutePath();
+        CallContext ctx = Hosts.ctx(Hosts.WRITER);
+        Proposal proposal;
+        try (JdbcStore store = JdbcStore.builder().url(url).build(); Hosts host = Hosts.on(store)) {
+            proposal = host.gate().propose(ctx, "notes.add", "{\"id\":\"n1\",\"text\":\"before restart\"}");
+        }
+        assertThat(dir.resolve("toolgate.mv.db")).exists();
+
+        try (JdbcStore store = JdbcStore.builder().url(url).build(); Hosts host = Hosts.on(store)) {
+            Applied applied = host.gate().apply(ctx, proposal.token());
+
+            assertThat(applied.callId()).isEqualTo(proposal.callId());
+            assertThat(host.notes().snapshot()).containsEntry("n1", "before restart");
+            assertThat(host.gate().findCall(proposal.callId()).orElseThrow().status()).isEqualTo(CallStatus.APPLIED);
+        }
+    }
+}
