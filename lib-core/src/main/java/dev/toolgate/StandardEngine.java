@@ -56,7 +56,6 @@ import dev.toolgate.spi.CallStore.Claim;
 import dev.toolgate.spi.CallStore.ClaimResult;
 import dev.toolgate.spi.CallStore.Closure;
 import dev.toolgate.spi.CallStore.Completion;
-import dev.toolgate.spi.CallStore.ProposalState;
 import dev.toolgate.spi.CallStore.ProposeResult;
 import dev.toolgate.spi.PolicyStore;
 import dev.toolgate.tool.DryRunResult;
@@ -80,8 +79,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
  * The standard gate. Every path follows the same order: checks that change nothing (tool, access,
- * arguments, duplicate, policy, token), then one atomic store step that admits and records, then tool
- * code, then one store step that records the outcome.
+ * arguments, duplicate, policy, token); then the admission against the budget; then tool code; then
+ * one store write that records the call with its outcome (or the proposal), before anything is
+ * returned. Applying is one atomic claim, the execution of the stored payload, and its outcome.
  */
 final class StandardEngine implements ProposeApplyEngine {
 
@@ -186,26 +186,28 @@ final class StandardEngine implements ProposeApplyEngine {
     }
 
     private Denied deny(CallContext context, Prepared call, long start) {
-        CallRecord record = begin(context, call, newId());
-        calls.complete(record.id(), new Completion(CallStatus.DENIED, null, null, null, "policy"));
+        CallRecord record = calls.record(finished(context, call, newId(), admit(context.principal()))
+                .status(CallStatus.DENIED).decisionReason("policy").build());
         events.publish(record, CallStatus.DENIED, record.principal(), start);
         return new Denied(record.id(), record.toolName(), "policy", call.mode());
     }
 
     private Executed execute(CallContext context, Prepared call, long start) {
-        CallRecord record = begin(context, call, newId());
-        ToolContext toolContext = toolContext(record, context.principal(), context.transport(), ToolContext.Phase.EXECUTE);
+        String id = newId();
+        CallRecord.Builder call0 = finished(context, call, id, admit(context.principal()));
+        ToolContext toolContext = toolContext(id, context, ToolContext.Phase.EXECUTE);
         long toolStart = System.nanoTime();
         JsonNode result;
         try {
             result = runner.run(() -> call.tool().execute(call.arguments(), toolContext), timeout(call.tool()));
         } catch (ToolValidationException e) {
-            throw invalid(record, e, toolStart, start);
+            throw invalid(call0, call, e, toolStart, start);
         } catch (Exception e) {
-            throw fail(record, e, record.principal(), toolStart, start);
+            throw fail(call0, call, e, toolStart, start);
         }
         JsonTruncator.Truncation safe = hygiene.result(result);
-        calls.complete(record.id(), new Completion(CallStatus.EXECUTED, Json.write(safe.value()), null, millisSince(toolStart), null));
+        CallRecord record = calls.record(call0.status(CallStatus.EXECUTED).resultJson(Json.write(safe.value()))
+                .durationMillis(millisSince(toolStart)).build());
         events.publish(record, CallStatus.EXECUTED, record.principal(), start);
         rememberSuccess(context, call);
         return new Executed(record.id(), record.toolName(), safe.value(), safe.truncated());
@@ -215,42 +217,41 @@ final class StandardEngine implements ProposeApplyEngine {
         if (context.sessionId() != null && calls.countPending(context.sessionId()) >= settings.maxPendingPerSession()) {
             throw pendingLimit(context.sessionId());
         }
-        CallRecord record = begin(context, call, id);
-        ToolContext toolContext = toolContext(record, context.principal(), context.transport(), ToolContext.Phase.DRY_RUN);
+        CallRecord.Builder proposal = finished(context, call, id, admit(context.principal())).supersedes(supersedes);
+        ToolContext toolContext = toolContext(id, context, ToolContext.Phase.DRY_RUN);
         long toolStart = System.nanoTime();
         DryRunResult preview;
         try {
             preview = runner.run(() -> call.tool().dryRun(call.arguments(), toolContext), timeout(call.tool()));
         } catch (ToolValidationException e) {
-            throw invalid(record, e, toolStart, start);
+            throw invalid(proposal, call, e, toolStart, start);
         } catch (Exception e) {
-            throw fail(record, e, record.principal(), toolStart, start);
+            throw fail(proposal, call, e, toolStart, start);
         }
-        ProposalToken token = ProposalToken.generate(record.id(), random);
+        ProposalToken token = ProposalToken.generate(id, random);
         String summary = settings.redactor().redactText(preview.summary());
         List<FieldChange> diff = hygiene.diff(preview.diff());
-        ProposeResult proposed = calls.propose(record.id(),
-                new ProposalState(summary, Json.write(preview.payload()), diff.isEmpty() ? null : Json.write(FieldDiff.toJson(diff)),
-                        token.nonceDigestHex(), supersedes),
+        ProposeResult proposed = calls.propose(proposal.status(CallStatus.PROPOSED).summary(summary)
+                        .payloadJson(Json.write(preview.payload()))
+                        .diffJson(diff.isEmpty() ? null : Json.write(FieldDiff.toJson(diff)))
+                        .tokenDigest(token.nonceDigestHex()).durationMillis(millisSince(toolStart)).build(),
                 settings.ttlFor(context.sessionKind()), settings.maxPendingPerSession());
-        switch (proposed.status()) {
-            case PROPOSED -> {
-            }
-            case PENDING_LIMIT -> {
-                calls.complete(record.id(), new Completion(CallStatus.DENIED, null, null, millisSince(toolStart), "pending_limit"));
-                events.publish(record, CallStatus.DENIED, record.principal(), start);
-                throw pendingLimit(context.sessionId());
-            }
-            case NOT_RUNNING -> throw new IllegalStateException("call " + record.id() + " stopped running during its dry-run");
+        if (proposed.status() == ProposeResult.Status.PENDING_LIMIT) {
+            CallRecord refused = calls.record(proposal.status(CallStatus.DENIED).summary(null).payloadJson(null).diffJson(null)
+                    .tokenDigest(null).decisionReason("pending_limit").build());
+            events.publish(refused, CallStatus.DENIED, refused.principal(), start);
+            throw pendingLimit(context.sessionId());
         }
+        CallRecord record = proposed.record();
         events.publish(record, CallStatus.PROPOSED, record.principal(), start);
         rememberSuccess(context, call);
         return new Proposal(record.id(), record.toolName(), record.effect(), token.value(), summary, preview.payload(),
-                diff, proposed.record().expiresAt(), call.mode());
+                diff, record.expiresAt(), call.mode());
     }
 
     private Applied applyAutomatically(CallContext context, Prepared call, Proposal proposal, long start) {
         String reason = call.mode().mode() == Mode.ALLOW ? "allow_policy" : "auto_mode";
+        // the call was admitted when it was proposed: applying it in the same step is not charged again
         ClaimResult claim = calls.claim(proposal.callId(), new Claim(PrincipalRef.of(context.principal()), null, reason), null);
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw new IllegalStateException("a proposal just made could not be claimed: " + claim.status());
@@ -348,16 +349,16 @@ final class StandardEngine implements ProposeApplyEngine {
     private Applied runClaimed(CallRecord record, RegisteredTool tool, JsonNode payload, Principal executor, String transport,
                                boolean automatic, long start) {
         PrincipalRef actor = PrincipalRef.of(executor);
-        ToolContext toolContext = toolContext(record, executor, transport, ToolContext.Phase.EXECUTE);
+        ToolContext toolContext = toolContext(record, executor, transport);
         long toolStart = System.nanoTime();
         JsonNode result;
         try {
             result = runner.run(() -> tool.execute(payload, toolContext), timeout(tool));
         } catch (Exception e) {
-            throw fail(record, e, actor, toolStart, start);
+            throw failApplied(record, e, actor, toolStart, start);
         }
         JsonTruncator.Truncation safe = hygiene.result(result);
-        calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null, millisSince(toolStart), null));
+        calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null, millisSince(toolStart)));
         events.publish(record, CallStatus.APPLIED, actor, start);
         List<FieldChange> diff = record.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(record.diffJson()));
         return new Applied(record.id(), record.toolName(), record.summary(), safe.value(), diff, actor, automatic,
@@ -515,8 +516,9 @@ final class StandardEngine implements ProposeApplyEngine {
         }
     }
 
-    private CallRecord begin(CallContext context, Prepared call, String id) {
-        CallRecord running = CallRecord.builder()
+    /** A call's record, before its outcome: who, what, where, the policy, the hash, the admission time. */
+    private CallRecord.Builder finished(CallContext context, Prepared call, String id, Instant admittedAt) {
+        return CallRecord.builder()
                 .id(id)
                 .toolName(call.tool().name())
                 .effect(call.tool().effect())
@@ -525,12 +527,16 @@ final class StandardEngine implements ProposeApplyEngine {
                 .sessionId(context.sessionId())
                 .automationId(context.automationId())
                 .transport(context.transport())
-                .status(CallStatus.RUNNING)
                 .mode(call.mode().mode())
                 .modeSource(call.mode().source())
                 .argumentsHash(call.argumentsHash())
-                .build();
-        return calls.begin(running, charge(context.principal()));
+                .createdAt(admittedAt);
+    }
+
+    /** Meters one call of {@code principal}; the admission time, or null when its budget is unlimited. */
+    private Instant admit(Principal principal) {
+        BudgetCharge charge = charge(principal);
+        return charge == null ? null : calls.admit(charge);
     }
 
     private BudgetCharge charge(Principal principal) {
@@ -538,22 +544,38 @@ final class StandardEngine implements ProposeApplyEngine {
         return limit == null ? null : new BudgetCharge(principal.key(), limit);
     }
 
-    private ToolValidationException invalid(CallRecord record, ToolValidationException e, long toolStart, long start) {
-        ToolValidationException named = e.forTool(record.toolName());
-        calls.complete(record.id(), new Completion(CallStatus.INVALID, null, settings.redactor().redactText(named.getMessage()),
-                millisSince(toolStart), null));
+    private ToolValidationException invalid(CallRecord.Builder record0, Prepared call, ToolValidationException e, long toolStart,
+                                            long start) {
+        ToolValidationException named = e.forTool(call.tool().name());
+        CallRecord record = calls.record(record0.status(CallStatus.INVALID).error(settings.redactor().redactText(named.getMessage()))
+                .durationMillis(millisSince(toolStart)).build());
         events.publish(record, CallStatus.INVALID, record.principal(), start);
         return named;
     }
 
-    private ToolExecutionException fail(CallRecord record, Exception e, PrincipalRef actor, long toolStart, long start) {
-        boolean timedOut = e instanceof ToolRunner.Timeout;
-        String message = timedOut ? record.toolName() + " " + e.getMessage() : hygiene.error(e);
-        calls.complete(record.id(), new Completion(CallStatus.FAILED, null, message, millisSince(toolStart), null));
+    /** Records a call whose tool code failed before anything was applied. */
+    private ToolExecutionException fail(CallRecord.Builder record0, Prepared call, Exception e, long toolStart, long start) {
+        String message = failureMessage(call.tool().name(), e);
+        CallRecord record = calls.record(record0.status(CallStatus.FAILED).error(message).durationMillis(millisSince(toolStart)).build());
+        return failed(record, e, message, record.principal(), start);
+    }
+
+    /** Records the failure of an applied proposal's execution. */
+    private ToolExecutionException failApplied(CallRecord record, Exception e, PrincipalRef actor, long toolStart, long start) {
+        String message = failureMessage(record.toolName(), e);
+        calls.complete(record.id(), new Completion(CallStatus.FAILED, null, message, millisSince(toolStart)));
+        return failed(record, e, message, actor, start);
+    }
+
+    private String failureMessage(String toolName, Exception e) {
+        return e instanceof ToolRunner.Timeout ? toolName + " " + e.getMessage() : hygiene.error(e);
+    }
+
+    private ToolExecutionException failed(CallRecord record, Exception e, String message, PrincipalRef actor, long start) {
         LOG.warn("Tool {} failed (call {}): {}", record.toolName(), record.id(), message);
         LOG.debug("Failure of call {}", record.id(), e);
         events.publish(record, CallStatus.FAILED, actor, start);
-        return new ToolExecutionException(record.id(), record.toolName(), message, timedOut);
+        return new ToolExecutionException(record.id(), record.toolName(), message, e instanceof ToolRunner.Timeout);
     }
 
     private static PendingLimitException pendingLimit(String sessionId) {
@@ -567,9 +589,15 @@ final class StandardEngine implements ProposeApplyEngine {
         }
     }
 
-    private ToolContext toolContext(CallRecord record, Principal principal, String transport, ToolContext.Phase phase) {
-        return new ToolContext(record.id(), principal, record.tenantId(), record.sessionId(), record.automationId(),
-                transport, phase);
+    private static ToolContext toolContext(String callId, CallContext context, ToolContext.Phase phase) {
+        return new ToolContext(callId, context.principal(), context.tenantId(), context.sessionId(), context.automationId(),
+                context.transport(), phase);
+    }
+
+    /** The context of an applied proposal's execution: the proposal's setting, the executor's rights. */
+    private static ToolContext toolContext(CallRecord record, Principal executor, String transport) {
+        return new ToolContext(record.id(), executor, record.tenantId(), record.sessionId(), record.automationId(),
+                transport, ToolContext.Phase.EXECUTE);
     }
 
     private Duration timeout(RegisteredTool tool) {

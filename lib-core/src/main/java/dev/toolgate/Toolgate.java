@@ -354,6 +354,7 @@ public final class Toolgate implements AutoCloseable {
         private int maxArgumentBytes = DEFAULTS.maxArgumentBytes();
         private Redactor redactor = DEFAULTS.redactor();
         private Duration sweepInterval = Duration.ofSeconds(60);
+        private Duration policyCacheTtl = Duration.ofSeconds(1);
 
         private Builder() {
         }
@@ -486,6 +487,20 @@ public final class Toolgate implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a policy read (overrides and schema reviews of one tool in one tenant and
+         * automation) is reused before the store is asked again (default 1 second; {@link Duration#ZERO}
+         * reads the store on every call). Changes made through this gate apply at once; changes made
+         * through another instance sharing the store apply here within this time.
+         */
+        public Builder policyCacheTtl(Duration ttl) {
+            if (ttl.isNegative()) {
+                throw new IllegalArgumentException("policyCacheTtl must not be negative");
+            }
+            this.policyCacheTtl = ttl;
+            return this;
+        }
+
         /** How often to mark expired proposals expired (default 60 seconds; {@link Duration#ZERO} turns it off). */
         public Builder sweepInterval(Duration interval) {
             if (interval.isNegative()) {
@@ -519,7 +534,8 @@ public final class Toolgate implements AutoCloseable {
                 allListeners.addAll(discovery.all(ToolCallListener.class));
             }
             boolean ownsStore = store == null;
-            ToolgateStore storage = store != null ? store : openStore(discovery);
+            ToolgateStore opened = store != null ? store : openStore(discovery);
+            ToolgateStore storage = PolicyCache.around(opened, policyCacheTtl);
             try {
                 EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper);
                 ProposeApplyEngine.Factory factory = engineFactory != null ? engineFactory
@@ -532,7 +548,7 @@ public final class Toolgate implements AutoCloseable {
                 return new Toolgate(tools, access, storage, ownsStore, engine, settings, sweepInterval);
             } catch (RuntimeException e) {
                 if (ownsStore) {
-                    storage.close();
+                    opened.close();
                 }
                 throw e;
             }

@@ -4,13 +4,14 @@ import java.util.Locale;
 
 /** Where a call is in its life. */
 public enum CallStatus {
-    /** Admitted and recorded; its tool code is running (or the instance stopped before recording the outcome). */
-    RUNNING,
     /** A read (or a permitted non-mutating call) ran and returned. */
     EXECUTED,
     /** Dry-run passed; waiting for apply or an operator. The row holds the token digest and payload. */
     PROPOSED,
-    /** A proposal was applied: claimed exactly once, then executed (result recorded when done). */
+    /**
+     * A proposal was applied: claimed exactly once, then executed. Until its outcome is recorded
+     * ({@code completedAt} still null) it is running, or the instance stopped while it ran.
+     */
     APPLIED,
     /** Execution failed or timed out; the error is recorded, redacted. */
     FAILED,

@@ -16,13 +16,18 @@ import java.util.Optional;
  * The audit trail, which is also the proposal-token store and the budget ledger. Every method is one
  * atomic step; the gate never composes two of them into something that must be atomic.
  *
+ * <p>A call is metered before any tool code runs ({@link #admit}) and written once, with its outcome,
+ * before its result is released ({@link #record}); a proposal is written once, durably, before its
+ * token exists ({@link #propose}); applying one is a single atomic claim ({@link #claim}) followed by
+ * its outcome ({@link #complete}).
+ *
  * <p><b>Time:</b> every timestamp ({@code createdAt}, {@code expiresAt}, {@code appliedAt},
  * {@code completedAt}) and every expiry and budget-window check uses the store's own clock,
  * {@link #now()}. A store shared by several instances uses one clock for all of them (a database's),
  * so clock skew between instances cannot make a token live longer or a window admit more.
  *
  * <p><b>Failure:</b> an unreachable store throws {@link StoreUnavailableException}; the gate then
- * fails closed (nothing is executed unrecorded).
+ * fails closed: nothing runs unmetered, and no result is released unrecorded.
  */
 public interface CallStore {
 
@@ -30,29 +35,29 @@ public interface CallStore {
     Instant now();
 
     /**
-     * Admits a call against {@code charge} and inserts it, atomically. The record must have status
-     * {@link CallStatus#RUNNING}; the store sets {@code createdAt}.
+     * Admits one call of {@code charge}'s principal against its limit: atomically, and exactly across
+     * every instance sharing the store (never more than the cap in any window).
      *
-     * @param charge the budget admission, or null for none
-     * @return the stored record
+     * @return the admission time (store time), which becomes the call's {@code createdAt}
      * @throws BudgetExceededException if the principal is over budget; nothing is stored then
      */
-    CallRecord begin(CallRecord call, BudgetCharge charge);
+    Instant admit(BudgetCharge charge);
 
     /**
-     * Records the outcome of a running call ({@code RUNNING} to {@code EXECUTED}, {@code FAILED},
-     * {@code INVALID} or {@code DENIED}) or of an applied one ({@code APPLIED} without an outcome yet
-     * to {@code APPLIED} or {@code FAILED}). Sets {@code completedAt}.
+     * Writes a finished call ({@code EXECUTED}, {@code FAILED}, {@code INVALID} or {@code DENIED}) in
+     * one write. Keeps the record's {@code createdAt} (its admission time) or, if null, sets the store's
+     * time; sets {@code completedAt} to the store's time.
      *
-     * @return false if the call was not in a state that takes this outcome
+     * @return the stored record
      */
-    boolean complete(String id, Completion completion);
+    CallRecord record(CallRecord call);
 
     /**
-     * Turns a running call into a proposal: stores the proposal data, sets {@code expiresAt} to now
-     * plus {@code ttl}, and checks the session's pending cap, atomically.
+     * Writes a proposal (status {@code PROPOSED}, with its summary, payload, diff and token digest),
+     * setting {@code expiresAt} to now plus {@code ttl} and checking the session's pending cap,
+     * atomically. Keeps {@code createdAt} if set, else sets the store's time.
      */
-    ProposeResult propose(String id, ProposalState proposal, Duration ttl, int maxPendingPerSession);
+    ProposeResult propose(CallRecord proposal, Duration ttl, int maxPendingPerSession);
 
     /**
      * The single-use step: moves a proposal from {@code PROPOSED} to {@code APPLIED} only if it is still
@@ -63,6 +68,14 @@ public interface CallStore {
      * @throws BudgetExceededException if the applier is over budget; nothing changes then
      */
     ClaimResult claim(String id, Claim claim, BudgetCharge charge);
+
+    /**
+     * Records the outcome of an applied proposal: a claimed ({@code APPLIED}, no outcome yet) call
+     * becomes {@code APPLIED} with its result or {@code FAILED}. Sets {@code completedAt}.
+     *
+     * @return false if the call was not a claimed proposal awaiting its outcome
+     */
+    boolean complete(String id, Completion completion);
 
     /**
      * Closes a pending (proposed and unexpired) proposal as {@code REJECTED} or {@code SUPERSEDED}.
@@ -89,36 +102,20 @@ public interface CallStore {
     int expireDue();
 
     /**
-     * An outcome to record.
+     * The outcome of an applied proposal.
      *
-     * @param status         the new status
+     * @param status         {@code APPLIED} or {@code FAILED}
      * @param resultJson     the redacted, size-capped result, or null
      * @param error          the redacted error message, or null
      * @param durationMillis how long tool code ran, or null
-     * @param reason         a decision reason (for DENIED), or null
      */
-    record Completion(CallStatus status, String resultJson, String error, Long durationMillis, String reason) {
+    record Completion(CallStatus status, String resultJson, String error, Long durationMillis) {
         /** Checks the components; see the class description for what each must hold. */
         public Completion {
             Objects.requireNonNull(status, "status");
-        }
-    }
-
-    /**
-     * What a proposal stores.
-     *
-     * @param summary     the dry-run's summary
-     * @param payloadJson the validated payload apply will run
-     * @param diffJson    the before/after diff (a JSON array), or null
-     * @param tokenDigest SHA-256 hex of the token nonce (never the nonce)
-     * @param supersedes  the proposal this one replaces after an edit, or null
-     */
-    record ProposalState(String summary, String payloadJson, String diffJson, String tokenDigest, String supersedes) {
-        /** Checks the components; see the class description for what each must hold. */
-        public ProposalState {
-            Objects.requireNonNull(summary, "summary");
-            Objects.requireNonNull(payloadJson, "payloadJson");
-            Objects.requireNonNull(tokenDigest, "tokenDigest");
+            if (status != CallStatus.APPLIED && status != CallStatus.FAILED) {
+                throw new IllegalArgumentException("an applied proposal completes as applied or failed, not " + status);
+            }
         }
     }
 
@@ -126,17 +123,15 @@ public interface CallStore {
      * The result of {@link #propose}.
      *
      * @param status what happened
-     * @param record the record after the step (null if not found)
+     * @param record the stored proposal, or null when nothing was stored
      */
     record ProposeResult(Status status, CallRecord record) {
         /** What {@link #propose} did. */
         public enum Status {
-            /** The call is now a pending proposal. */
+            /** The proposal is stored and pending. */
             PROPOSED,
-            /** The session already holds the maximum of pending proposals; nothing changed. */
-            PENDING_LIMIT,
-            /** The call was not running; nothing changed. */
-            NOT_RUNNING
+            /** The session already holds the maximum of pending proposals; nothing was stored. */
+            PENDING_LIMIT
         }
     }
 

@@ -106,24 +106,27 @@ public final class InMemoryStore implements ToolgateStore {
         }
 
         @Override
-        public CallRecord begin(CallRecord call, BudgetCharge charge) {
-            if (call.status() != CallStatus.RUNNING) {
-                throw new IllegalArgumentException("a call begins RUNNING, not " + call.status());
-            }
-            if (charge == null) {
-                CallRecord stored = call.toBuilder().createdAt(now()).build();
-                insert(stored);
-                return stored;
-            }
+        public Instant admit(BudgetCharge charge) {
             Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
             synchronized (ledger) {
                 // read the clock under the ledger's monitor so admissions enter the ledger in time order
                 Instant now = now();
                 ledger.admit(charge, now);
-                CallRecord stored = call.toBuilder().createdAt(now).build();
-                insert(stored);
-                return stored;
+                return now;
             }
+        }
+
+        @Override
+        public CallRecord record(CallRecord call) {
+            if (call.status() != CallStatus.EXECUTED && call.status() != CallStatus.FAILED
+                    && call.status() != CallStatus.INVALID && call.status() != CallStatus.DENIED) {
+                throw new IllegalArgumentException("record takes a finished call, not " + call.status());
+            }
+            Instant now = now();
+            CallRecord stored = call.toBuilder().createdAt(call.createdAt() == null ? now : call.createdAt())
+                    .completedAt(now).build();
+            insert(stored);
+            return stored;
         }
 
         private void insert(CallRecord record) {
@@ -138,60 +141,40 @@ public final class InMemoryStore implements ToolgateStore {
             Instant now = now();
             boolean[] done = {false};
             records.computeIfPresent(id, (key, r) -> {
-                boolean running = r.status() == CallStatus.RUNNING && completion.status() != CallStatus.APPLIED;
-                boolean applying = r.status() == CallStatus.APPLIED && r.completedAt() == null
-                        && (completion.status() == CallStatus.APPLIED || completion.status() == CallStatus.FAILED);
-                if (!running && !applying) {
+                if (r.status() != CallStatus.APPLIED || r.completedAt() != null) {
                     return r;
                 }
                 done[0] = true;
-                CallRecord.Builder b = r.toBuilder().status(completion.status()).resultJson(completion.resultJson())
-                        .error(completion.error()).durationMillis(completion.durationMillis()).completedAt(now);
-                if (completion.reason() != null) {
-                    b.decisionReason(completion.reason());
-                }
-                return b.build();
+                return r.toBuilder().status(completion.status()).resultJson(completion.resultJson())
+                        .error(completion.error()).durationMillis(completion.durationMillis()).completedAt(now).build();
             });
             return done[0];
         }
 
         @Override
-        public ProposeResult propose(String id, ProposalState proposal, Duration ttl, int maxPendingPerSession) {
-            CallRecord current = records.get(id);
-            if (current == null) {
-                return new ProposeResult(ProposeResult.Status.NOT_RUNNING, null);
+        public ProposeResult propose(CallRecord proposal, Duration ttl, int maxPendingPerSession) {
+            if (proposal.status() != CallStatus.PROPOSED || proposal.tokenDigest() == null || proposal.payloadJson() == null) {
+                throw new IllegalArgumentException("propose takes a PROPOSED record with its payload and token digest");
             }
-            String session = current.sessionId();
+            String session = proposal.sessionId();
             Set<String> sessionProposals = session == null ? null
                     : proposedBySession.computeIfAbsent(session, k -> ConcurrentHashMap.newKeySet());
             Object lock = sessionProposals == null ? new Object() : sessionProposals;
             synchronized (lock) {
                 Instant now = now();
                 if (sessionProposals != null) {
-                    long pending = sessionProposals.stream().map(records::get)
-                            .filter(r -> r != null && r.pendingAt(now)).count();
-                    if (pending >= maxPendingPerSession) {
-                        return new ProposeResult(ProposeResult.Status.PENDING_LIMIT, records.get(id));
+                    forgetClosed(sessionProposals, now);
+                    if (sessionProposals.size() >= maxPendingPerSession) {
+                        return new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null);
                     }
                 }
-                CallRecord[] out = {null};
-                records.computeIfPresent(id, (key, r) -> {
-                    if (r.status() != CallStatus.RUNNING) {
-                        return r;
-                    }
-                    out[0] = r.toBuilder().status(CallStatus.PROPOSED).summary(proposal.summary())
-                            .payloadJson(proposal.payloadJson()).diffJson(proposal.diffJson())
-                            .tokenDigest(proposal.tokenDigest()).supersedes(proposal.supersedes())
-                            .expiresAt(now.plus(ttl)).build();
-                    return out[0];
-                });
-                if (out[0] == null) {
-                    return new ProposeResult(ProposeResult.Status.NOT_RUNNING, records.get(id));
-                }
+                CallRecord stored = proposal.toBuilder().createdAt(proposal.createdAt() == null ? now : proposal.createdAt())
+                        .expiresAt(now.plus(ttl)).build();
+                insert(stored);
                 if (sessionProposals != null) {
-                    sessionProposals.add(id);
+                    sessionProposals.add(stored.id());
                 }
-                return new ProposeResult(ProposeResult.Status.PROPOSED, out[0]);
+                return new ProposeResult(ProposeResult.Status.PROPOSED, stored);
             }
         }
 
@@ -263,8 +246,16 @@ public final class InMemoryStore implements ToolgateStore {
             if (ids == null) {
                 return 0;
             }
-            Instant now = now();
-            return (int) ids.stream().map(records::get).filter(r -> r != null && r.pendingAt(now)).count();
+            forgetClosed(ids, now());
+            return ids.size();
+        }
+
+        /** Drops proposals that are no longer pending from a session's set, so it stays small. */
+        private void forgetClosed(Set<String> ids, Instant now) {
+            ids.removeIf(id -> {
+                CallRecord r = records.get(id);
+                return r == null || !r.pendingAt(now);
+            });
         }
 
         @Override

@@ -22,7 +22,6 @@ import dev.toolgate.spi.CallStore.Claim;
 import dev.toolgate.spi.CallStore.ClaimResult;
 import dev.toolgate.spi.CallStore.Closure;
 import dev.toolgate.spi.CallStore.Completion;
-import dev.toolgate.spi.CallStore.ProposalState;
 import dev.toolgate.spi.CallStore.ProposeResult;
 import dev.toolgate.spi.PolicyStore;
 import dev.toolgate.spi.ToolgateStore;
@@ -79,31 +78,36 @@ public abstract class StoreContractTest {
         closeStore(store);
     }
 
-    protected static CallRecord running(String principal, String session) {
+    /** A finished call of {@code principal} in {@code session}, not yet stored. */
+    protected static CallRecord executed(String principal, String session) {
         return CallRecord.builder()
                 .id(UUID.randomUUID().toString())
-                .toolName("notes.add")
-                .effect(Effect.MUTATE)
+                .toolName("notes.list")
+                .effect(Effect.READ)
                 .principal(new PrincipalRef(PrincipalKind.USER, principal))
                 .tenantId("acme")
                 .sessionId(session)
                 .transport("java")
-                .status(CallStatus.RUNNING)
-                .mode(Mode.REQUIRE_APPROVAL)
+                .status(CallStatus.EXECUTED)
+                .mode(Mode.ALLOW)
                 .modeSource(ModeSource.INFERRED_DEFAULT)
                 .argumentsHash("a".repeat(64))
+                .resultJson("{\"ok\":true}")
+                .durationMillis(3L)
                 .build();
     }
 
-    private CallRecord proposed(String session) {
-        CallRecord call = calls.begin(running("ann", session), null);
-        ProposeResult result = calls.propose(call.id(), state(), TTL, 100);
-        assertThat(result.status()).isEqualTo(ProposeResult.Status.PROPOSED);
-        return result.record();
+    /** A proposal in {@code session}, not yet stored. */
+    protected static CallRecord proposal(String session) {
+        return executed("ann", session).toBuilder().toolName("notes.add").effect(Effect.MUTATE).status(CallStatus.PROPOSED)
+                .mode(Mode.REQUIRE_APPROVAL).resultJson(null).summary("Add a note").payloadJson("{\"id\":\"n1\"}")
+                .diffJson("[]").tokenDigest("d".repeat(64)).build();
     }
 
-    private static ProposalState state() {
-        return new ProposalState("Add a note", "{\"id\":\"n1\"}", "[]", "d".repeat(64), null);
+    private CallRecord proposed(String session) {
+        ProposeResult result = calls.propose(proposal(session), TTL, 100);
+        assertThat(result.status()).isEqualTo(ProposeResult.Status.PROPOSED);
+        return result.record();
     }
 
     private static BudgetCharge charge(String principal, int cap) {
@@ -133,81 +137,84 @@ public abstract class StoreContractTest {
         }
     }
 
-    // ------------------------------------------------------------------------------ begin / complete
+    // ------------------------------------------------------------------------------ record
 
     @Test
-    void beginStoresEveryFieldAndStampsTheStoreTime() {
-        CallRecord call = running("ann", "s1").toBuilder().automationId("nightly").build();
-        CallRecord stored = calls.begin(call, null);
+    void recordStoresEveryFieldAndStampsTheStoreTime() {
+        CallRecord call = executed("ann", "s1").toBuilder().automationId("nightly").build();
+        CallRecord stored = calls.record(call);
 
         assertThat(stored.createdAt()).isEqualTo(clock.instant());
+        assertThat(stored.completedAt()).isEqualTo(clock.instant());
         assertThat(calls.find(call.id())).contains(stored);
+        assertThat(stored.toBuilder().createdAt(null).completedAt(null).build()).isEqualTo(call);
         assertThat(calls.find(UUID.randomUUID().toString())).isEmpty();
-        assertThatThrownBy(() -> calls.begin(call.toBuilder().status(CallStatus.EXECUTED).id(UUID.randomUUID().toString())
-                .build(), null)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
-    void completeRecordsAnOutcomeOnceAndOnlyFromRunning() {
-        CallRecord call = calls.begin(running("ann", "s1"), null);
-        clock.advance(Duration.ofMillis(5));
-        assertThat(calls.complete(call.id(), new Completion(CallStatus.EXECUTED, "{\"ok\":true}", null, 5L, null))).isTrue();
-        assertThat(calls.complete(call.id(), new Completion(CallStatus.FAILED, null, "late", 1L, null))).isFalse();
+    void recordKeepsTheAdmissionTimeAsCreatedAt() {
+        Instant admitted = calls.admit(charge("ann", 5));
+        clock.advance(Duration.ofMillis(250));
+        CallRecord stored = calls.record(executed("ann", "s1").toBuilder().createdAt(admitted).build());
 
-        CallRecord done = calls.find(call.id()).orElseThrow();
-        assertThat(done.status()).isEqualTo(CallStatus.EXECUTED);
-        assertThat(done.resultJson()).isEqualTo("{\"ok\":true}");
-        assertThat(done.durationMillis()).isEqualTo(5L);
-        assertThat(done.completedAt()).isEqualTo(clock.instant());
-        assertThat(calls.complete(UUID.randomUUID().toString(), new Completion(CallStatus.EXECUTED, null, null, null, null)))
-                .isFalse();
+        assertThat(stored.createdAt()).isEqualTo(admitted);
+        assertThat(stored.completedAt()).isEqualTo(admitted.plusMillis(250));
+        assertThat(calls.find(stored.id()).orElseThrow().createdAt()).isEqualTo(admitted);
+    }
+
+    @Test
+    void recordTakesOnlyFinishedCalls() {
+        assertThatThrownBy(() -> calls.record(proposal("s1"))).isInstanceOf(IllegalArgumentException.class);
+        for (CallStatus finished : List.of(CallStatus.FAILED, CallStatus.INVALID, CallStatus.DENIED)) {
+            CallRecord stored = calls.record(executed("ann", "s1").toBuilder().status(finished).resultJson(null)
+                    .error("why").decisionReason(finished == CallStatus.DENIED ? "policy" : null).build());
+            assertThat(calls.find(stored.id()).orElseThrow().status()).isEqualTo(finished);
+        }
     }
 
     // ------------------------------------------------------------------------------ budget
 
     @Test
-    void theBudgetAdmitsExactlyTheCapUnderConcurrencyAndStoresNothingWhenOver() throws Exception {
-        List<Boolean> admitted = concurrently(24, () -> {
+    void theBudgetAdmitsExactlyTheCapUnderConcurrency() throws Exception {
+        List<Integer> admitted = concurrently(24, () -> {
             int mine = 0;
             for (int i = 0; i < 5; i++) {
                 try {
-                    calls.begin(running("ann", "s1"), charge("ann", 40));
+                    assertThat(calls.admit(charge("ann", 40))).isEqualTo(clock.instant());
                     mine++;
                 } catch (BudgetExceededException e) {
                     assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(60));
                 }
             }
-            return mine > 0;
+            return mine;
         });
-        assertThat(admitted).hasSize(24);
-        assertThat(calls.query(CallQuery.latest(1000))).hasSize(40);
-        assertThat(calls.query(CallQuery.latest(1000))).allSatisfy(r -> assertThat(r.createdAt()).isEqualTo(clock.instant()));
+        assertThat(admitted.stream().mapToInt(Integer::intValue).sum()).isEqualTo(40);
     }
 
     @Test
     void theWindowIsRollingAndRetryAfterPointsAtTheNextFreeSlot() {
-        calls.begin(running("ann", "s1"), charge("ann", 2));   // t = 0
+        calls.admit(charge("ann", 2));   // t = 0
         clock.advance(Duration.ofSeconds(45));
-        calls.begin(running("ann", "s1"), charge("ann", 2));   // t = 45
-        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 2)))
+        calls.admit(charge("ann", 2));   // t = 45
+        assertThatThrownBy(() -> calls.admit(charge("ann", 2)))
                 .isInstanceOfSatisfying(BudgetExceededException.class,
                         e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(15)));
-        clock.advance(Duration.ofSeconds(15));                 // t = 60: the first admission left the window
-        calls.begin(running("ann", "s1"), charge("ann", 2));
-        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 2)))
+        clock.advance(Duration.ofSeconds(15));   // t = 60: the first admission left the window
+        calls.admit(charge("ann", 2));
+        assertThatThrownBy(() -> calls.admit(charge("ann", 2)))
                 .isInstanceOfSatisfying(BudgetExceededException.class,
                         e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(45)));
-        calls.begin(running("bob", "s1"), charge("bob", 2));   // another principal is unaffected
-        calls.begin(running("ann", "s1"), null);               // an uncharged call is not metered
+        calls.admit(charge("bob", 2));   // another principal is unaffected
     }
 
     @Test
-    void aLoweredCapAppliesToAdmissionsAlreadyMade() {
+    void aChangedCapAppliesToAdmissionsAlreadyMade() {
         for (int i = 0; i < 5; i++) {
-            calls.begin(running("ann", "s1"), charge("ann", 10));
+            calls.admit(charge("ann", 10));
         }
-        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 3))).isInstanceOf(BudgetExceededException.class);
-        calls.begin(running("ann", "s1"), charge("ann", 6));
+        assertThatThrownBy(() -> calls.admit(charge("ann", 3))).isInstanceOf(BudgetExceededException.class);
+        calls.admit(charge("ann", 6));
+        assertThatThrownBy(() -> calls.admit(charge("ann", 6))).isInstanceOf(BudgetExceededException.class);
     }
 
     // ------------------------------------------------------------------------------ propose / claim
@@ -223,15 +230,12 @@ public abstract class StoreContractTest {
         assertThat(proposal.tokenDigest()).isEqualTo("d".repeat(64));
         assertThat(calls.find(proposal.id())).contains(proposal);
         assertThat(calls.countPending("s1")).isEqualTo(1);
-        assertThat(calls.propose(proposal.id(), state(), TTL, 100).status()).isEqualTo(ProposeResult.Status.NOT_RUNNING);
+        assertThatThrownBy(() -> calls.propose(executed("ann", "s1"), TTL, 100)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void thePendingCapHoldsUnderConcurrency() throws Exception {
-        List<ProposeResult.Status> results = concurrently(16, () -> {
-            CallRecord call = calls.begin(running("ann", "capped"), null);
-            return calls.propose(call.id(), state(), TTL, 5).status();
-        });
+        List<ProposeResult.Status> results = concurrently(16, () -> calls.propose(proposal("capped"), TTL, 5).status());
         assertThat(results).filteredOn(s -> s == ProposeResult.Status.PROPOSED).hasSize(5);
         assertThat(results).filteredOn(s -> s == ProposeResult.Status.PENDING_LIMIT).hasSize(11);
         assertThat(calls.countPending("capped")).isEqualTo(5);
@@ -261,12 +265,20 @@ public abstract class StoreContractTest {
         assertThat(claim.record().decidedBy()).isEqualTo(OPS);
         assertThat(claim.record().decisionReason()).isEqualTo("checked");
 
-        assertThat(calls.complete(proposal.id(), new Completion(CallStatus.APPLIED, "\"done\"", null, 3L, null))).isTrue();
-        assertThat(calls.complete(proposal.id(), new Completion(CallStatus.FAILED, null, "x", 3L, null))).isFalse();
+        assertThat(calls.complete(proposal.id(), new Completion(CallStatus.APPLIED, "\"done\"", null, 3L))).isTrue();
+        assertThat(calls.complete(proposal.id(), new Completion(CallStatus.FAILED, null, "x", 3L))).isFalse();
         CallRecord done = calls.find(proposal.id()).orElseThrow();
         assertThat(done.status()).isEqualTo(CallStatus.APPLIED);
         assertThat(done.resultJson()).isEqualTo("\"done\"");
         assertThat(done.completedAt()).isNotNull();
+
+        CallRecord unclaimed = proposed("s1");
+        assertThat(calls.complete(unclaimed.id(), new Completion(CallStatus.APPLIED, null, null, 1L))).as("not claimed").isFalse();
+        assertThat(calls.complete(UUID.randomUUID().toString(), new Completion(CallStatus.FAILED, null, "x", 1L))).isFalse();
+        CallRecord failing = proposed("s1");
+        calls.claim(failing.id(), new Claim(ANN, null, null), null);
+        assertThat(calls.complete(failing.id(), new Completion(CallStatus.FAILED, null, "boom", 2L))).isTrue();
+        assertThat(calls.find(failing.id()).orElseThrow().error()).isEqualTo("boom");
     }
 
     @Test
@@ -287,7 +299,7 @@ public abstract class StoreContractTest {
     @Test
     void anOverBudgetClaimChangesNothing() {
         CallRecord proposal = proposed("s1");
-        calls.begin(running("ann", "s1"), charge("ann", 1));
+        calls.admit(charge("ann", 1));
 
         assertThatThrownBy(() -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 1)))
                 .isInstanceOf(BudgetExceededException.class);
@@ -300,8 +312,8 @@ public abstract class StoreContractTest {
     void aLosingClaimDoesNotSpendTheBudget() throws Exception {
         CallRecord proposal = proposed("s1");
         concurrently(8, () -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 2)).status());
-        calls.begin(running("ann", "s1"), charge("ann", 2));
-        assertThatThrownBy(() -> calls.begin(running("ann", "s1"), charge("ann", 2))).isInstanceOf(BudgetExceededException.class);
+        calls.admit(charge("ann", 2));
+        assertThatThrownBy(() -> calls.admit(charge("ann", 2))).isInstanceOf(BudgetExceededException.class);
     }
 
     // ------------------------------------------------------------------------------ close / expire
@@ -348,12 +360,12 @@ public abstract class StoreContractTest {
 
     @Test
     void queriesFilterAndReturnNewestFirst() {
-        CallRecord first = calls.begin(running("ann", "s1"), null);
+        CallRecord first = calls.record(executed("ann", "s1"));
         clock.advance(Duration.ofMillis(1));
-        CallRecord second = calls.begin(running("bob", "s2"), null);
+        CallRecord second = calls.record(executed("bob", "s2").toBuilder().status(CallStatus.FAILED).build());
         clock.advance(Duration.ofMillis(1));
-        CallRecord third = calls.begin(running("ann", "s2").toBuilder().tenantId("globex").toolName("notes.list").build(), null);
-        calls.complete(first.id(), new Completion(CallStatus.EXECUTED, null, null, 1L, null));
+        CallRecord third = calls.record(executed("ann", "s2").toBuilder().tenantId("globex").toolName("notes.get")
+                .status(CallStatus.DENIED).build());
 
         assertThat(calls.query(CallQuery.latest(10))).extracting(CallRecord::id).containsExactly(third.id(), second.id(), first.id());
         assertThat(calls.query(CallQuery.latest(2))).extracting(CallRecord::id).containsExactly(third.id(), second.id());
@@ -361,7 +373,7 @@ public abstract class StoreContractTest {
                 .containsExactly(third.id(), first.id());
         assertThat(calls.query(CallQuery.latest(10).session("s2").tenant("acme"))).extracting(CallRecord::id)
                 .containsExactly(second.id());
-        assertThat(calls.query(CallQuery.latest(10).tool("notes.list"))).extracting(CallRecord::id).containsExactly(third.id());
+        assertThat(calls.query(CallQuery.latest(10).tool("notes.get"))).extracting(CallRecord::id).containsExactly(third.id());
         assertThat(calls.query(CallQuery.latest(10).status(CallStatus.EXECUTED))).extracting(CallRecord::id)
                 .containsExactly(first.id());
     }

@@ -1,6 +1,5 @@
 package dev.toolgate.jdbc;
 
-import dev.toolgate.audit.CallRecord;
 import dev.toolgate.budget.BudgetCharge;
 import java.time.Instant;
 import org.jdbi.v3.core.Handle;
@@ -28,13 +27,12 @@ abstract class Admissions {
     }
 
     /**
-     * Admits {@code charge} and inserts {@code call} with {@code created_at} set to the admission
-     * time, atomically (one commit).
+     * Admits one call of {@code charge}'s principal, in its own short transaction.
      *
-     * @return the admission time, which is the call's {@code createdAt}
+     * @return the admission time, which becomes the call's {@code createdAt}
      * @throws dev.toolgate.budget.BudgetExceededException when over budget; nothing is written then
      */
-    abstract Instant begin(CallRecord call, BudgetCharge charge);
+    abstract Instant admit(BudgetCharge charge);
 
     /**
      * Called first in a claim's transaction: locks the applier's budget row, so the claim reads its

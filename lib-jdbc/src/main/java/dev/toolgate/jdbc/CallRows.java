@@ -32,15 +32,18 @@ final class CallRows {
     private CallRows() {
     }
 
-    /** The {@code VALUES} list for {@link #COLUMNS}, with {@code createdAt} as SQL for {@code created_at}. */
-    static String values(String createdAt) {
+    /**
+     * The {@code VALUES} list for {@link #COLUMNS}, with SQL for the three times the store sets:
+     * {@code created_at}, {@code expires_at} and {@code completed_at}.
+     */
+    static String values(String createdAt, String expiresAt, String completedAt) {
         return ":id, :tool_name, :effect, :principal, :tenant_id, :session_id, :automation_id, :transport, "
                 + ":status, :mode, :mode_source, :arguments_hash, " + createdAt + ", :summary, :payload_json, :diff_json, "
-                + ":token_digest, :expires_at, :result_json, :error, :completed_at, :duration_millis, :applied_by, "
+                + ":token_digest, " + expiresAt + ", :result_json, :error, " + completedAt + ", :duration_millis, :applied_by, "
                 + ":applied_at, :decided_by, :decision_reason, :supersedes, :superseded_by";
     }
 
-    /** Binds every column of {@link #values} except {@code created_at}. */
+    /** Binds every column of {@link #values}, including {@code :created_at} (null lets the SQL decide). */
     static PlainSql.Params bind(PlainSql.Params p, CallRecord r) throws SQLException {
         return p.string("id", r.id())
                 .string("tool_name", r.toolName())
@@ -54,6 +57,7 @@ final class CallRows {
                 .string("mode", r.mode().wireName())
                 .string("mode_source", r.modeSource().wireName())
                 .string("arguments_hash", r.argumentsHash())
+                .timestamp("created_at", r.createdAt())
                 .string("summary", r.summary())
                 .string("payload_json", r.payloadJson())
                 .string("diff_json", r.diffJson())

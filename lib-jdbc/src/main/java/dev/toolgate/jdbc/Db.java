@@ -1,6 +1,7 @@
 package dev.toolgate.jdbc;
 
 import dev.toolgate.spi.StoreUnavailableException;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -12,6 +13,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Optional;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.ConnectionException;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
@@ -38,14 +40,16 @@ final class Db {
             statement.setNull(position, Types.TIMESTAMP_WITH_TIMEZONE);
 
     private final Jdbi jdbi;
+    private final DataSource dataSource;
     private final Dialect dialect;
     private final String nowSql;
     private final Clock clock;
     private final Duration connectionTimeout;
     private volatile boolean closed;
 
-    Db(Jdbi jdbi, Dialect dialect, Clock clock, Duration connectionTimeout) {
+    Db(Jdbi jdbi, DataSource dataSource, Dialect dialect, Clock clock, Duration connectionTimeout) {
         this.jdbi = jdbi;
+        this.dataSource = dataSource;
         this.dialect = dialect;
         this.nowSql = "COALESCE(CAST(:now AS TIMESTAMP WITH TIME ZONE), " + dialect.currentTimestamp() + ")";
         this.clock = clock;
@@ -78,6 +82,28 @@ final class Db {
         } catch (JdbiException e) {
             throw translate(e);
         }
+    }
+
+    /**
+     * Runs {@code callback} on a pooled connection in autocommit mode, without a JDBI handle: for the
+     * {@link PlainSql} statements every governed call makes, where a handle's set-up is measurable.
+     */
+    <R> R withConnection(ConnectionCallback<R> callback) {
+        ensureOpen();
+        try (Connection connection = dataSource.getConnection()) {
+            return callback.withConnection(connection);
+        } catch (SQLException e) {
+            throw translate(new UnableToExecuteStatementException("cannot use a connection: " + e.getMessage(), e, null),
+                    connectionTimeout);
+        } catch (JdbiException e) {
+            throw translate(e);
+        }
+    }
+
+    /** Work on one connection. */
+    @FunctionalInterface
+    interface ConnectionCallback<R> {
+        R withConnection(Connection connection) throws SQLException;
     }
 
     /** Runs {@code callback} in one transaction (READ COMMITTED), rolled back if it throws. */

@@ -104,8 +104,10 @@ enum Dialect {
     /**
      * A {@code FROM} item that makes an autocommit {@code UPDATE} commit without waiting for the
      * write-ahead log flush (PostgreSQL's {@code synchronous_commit = off} for that transaction only),
-     * or an empty string. Used only for outcome updates: losing one in a crash leaves the row
-     * {@code running}; admissions are always durable.
+     * or an empty string. Used for budget admissions and the outcomes of applied proposals: a
+     * committed write is visible to every other session at once either way, and a database crash can
+     * forget only the last fraction of a second of them. Audit rows, proposals and claims are always
+     * durable.
      */
     String asynchronousCommitFrom() {
         return this == POSTGRESQL ? " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit" : "";

@@ -17,13 +17,14 @@ import org.jdbi.v3.core.Handle;
  * Each method is one statement or one short transaction:
  *
  * <ul>
- *   <li>{@link #begin}: without a charge, one autocommit insert; with one, the admission and the insert
- *       in one commit (see {@link Admissions}).</li>
- *   <li>{@link #complete}: one guarded update; on PostgreSQL committed without waiting for the WAL
- *       flush (an outcome lost in a crash leaves the row {@code running}).</li>
- *   <li>{@link #propose}: a transaction that locks the session's row in {@code toolgate_session}, then
- *       turns the running call into a proposal with one update guarded by its status and by the
- *       session's pending count, which the lock makes exact.</li>
+ *   <li>{@link #admit}: see {@link Admissions}; no audit row.</li>
+ *   <li>{@link #record}: one durable autocommit insert of the finished call, so a governed read costs
+ *       one commit.</li>
+ *   <li>{@link #propose}: one durable insert; in a session, a transaction that first locks the
+ *       session's row in {@code toolgate_session} and inserts only if the session's pending count,
+ *       which the lock makes exact, is under the cap.</li>
+ *   <li>{@link #complete}: one guarded update of a claimed proposal; on PostgreSQL committed without
+ *       waiting for the WAL flush (an outcome lost in a crash leaves the row applied without one).</li>
  *   <li>{@link #claim}: the single-use update ({@code proposed} to {@code applied} only if still
  *       proposed and unexpired by the store's clock; a row or nothing), with the admission in the same
  *       transaction when there is a charge: a lost claim admits nothing, a refused admission rolls the
@@ -40,11 +41,11 @@ final class JdbcCallStore implements CallStore {
     private final Admissions admissions;
     private final String pending;
     private final String selectWithNow;
-    private final PlainSql insert;
+    private final PlainSql record;
     private final PlainSql complete;
     private final RowLocks sessions;
-    private final String proposeAnywhere;
-    private final String proposeInSession;
+    private final PlainSql proposeAnywhere;
+    private final PlainSql proposeInSession;
     private final String claim;
     private final String close;
     private final String countPending;
@@ -57,24 +58,23 @@ final class JdbcCallStore implements CallStore {
         String now = db.nowSql();
         this.pending = "status = 'proposed' AND expires_at > " + now;
         this.selectWithNow = "SELECT " + now + " AS now_, " + CallRows.COLUMNS + " FROM " + TABLE + " WHERE id = :id";
-        this.insert = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
-                + CallRows.values(now) + ")", "created_at"));
+        String createdAt = "COALESCE(CAST(:created_at AS TIMESTAMP WITH TIME ZONE), " + now + ")";
+        this.record = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
+                + CallRows.values(createdAt, ":expires_at", now) + ")", "created_at, completed_at"));
         this.complete = PlainSql.of("UPDATE " + TABLE + " SET status = :status, result_json = :result_json, error = :error,"
-                + " duration_millis = :duration_millis, completed_at = " + now + ","
-                + " decision_reason = COALESCE(:reason, decision_reason)"
+                + " duration_millis = :duration_millis, completed_at = " + now
                 + dialect.asynchronousCommitFrom()
-                + " WHERE id = :id AND ((status = 'running' AND :from_running)"
-                + " OR (status = 'applied' AND completed_at IS NULL AND :from_applied))");
+                + " WHERE id = :id AND status = 'applied' AND completed_at IS NULL");
         this.sessions = new RowLocks(dialect, "toolgate_session", "session_id");
-        String propose = "UPDATE " + TABLE + " SET status = 'proposed', summary = :summary,"
-                + " payload_json = :payload_json, diff_json = :diff_json, token_digest = :token_digest,"
-                + " supersedes = :supersedes, expires_at = " + Db.plusMicros(now, '+', "ttl_us")
-                + " WHERE id = :id AND status = 'running'";
-        this.proposeAnywhere = dialect.returning(propose, CallRows.COLUMNS);
+        String proposal = CallRows.values(createdAt, Db.plusMicros(now, '+', "ttl_us"), ":completed_at");
+        this.proposeAnywhere = PlainSql.of(dialect.returning(
+                "INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES (" + proposal + ")", "created_at, expires_at"));
         // the session's row lock is held, so this count sees every proposal committed before ours
-        this.proposeInSession = dialect.returning(propose + " AND (SELECT COUNT(*) FROM " + TABLE + " p"
+        this.proposeInSession = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ")"
+                + " SELECT " + proposal + " FROM (SELECT 1 AS one) AS single"
+                + " WHERE (SELECT COUNT(*) FROM " + TABLE + " p"
                 + " WHERE p.session_id = :session_id AND p.status = 'proposed' AND p.expires_at > " + now + ")"
-                + " < :max_pending", CallRows.COLUMNS);
+                + " < :max_pending", "created_at, expires_at"));
         this.claim = dialect.returning("UPDATE " + TABLE + " SET status = 'applied', applied_by = :applied_by,"
                 + " applied_at = " + now + ", decided_by = :decided_by, decision_reason = :decision_reason"
                 + " WHERE id = :id AND " + pending, CallRows.COLUMNS);
@@ -91,69 +91,52 @@ final class JdbcCallStore implements CallStore {
     }
 
     @Override
-    public CallRecord begin(CallRecord call, BudgetCharge charge) {
-        if (call.status() != CallStatus.RUNNING) {
-            throw new IllegalArgumentException("a call begins RUNNING, not " + call.status());
+    public Instant admit(BudgetCharge charge) {
+        return admissions.admit(charge);
+    }
+
+    @Override
+    public CallRecord record(CallRecord call) {
+        if (call.status() != CallStatus.EXECUTED && call.status() != CallStatus.FAILED
+                && call.status() != CallStatus.INVALID && call.status() != CallStatus.DENIED) {
+            throw new IllegalArgumentException("record takes a finished call, not " + call.status());
         }
-        Instant createdAt = charge == null
-                ? db.withHandle(h -> insert.queryFirst(h, p -> CallRows.bind(p, call).timestamp("now", db.clockInstant()),
-                        rs -> Db.instant(rs, 1)).orElseThrow())
-                : admissions.begin(call, charge);
-        return call.toBuilder().createdAt(createdAt).build();
+        return db.withConnection(c -> record.queryFirst(c, p -> CallRows.bind(p, call).timestamp("now", db.clockInstant()),
+                rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build()).orElseThrow());
     }
 
     @Override
     public boolean complete(String id, Completion completion) {
-        CallStatus status = completion.status();
-        return db.withHandle(h -> complete.update(h, p -> p
+        return db.withConnection(c -> complete.update(c, p -> p
                 .string("id", id)
-                .string("status", status.wireName())
+                .string("status", completion.status().wireName())
                 .string("result_json", completion.resultJson())
                 .string("error", completion.error())
                 .number("duration_millis", completion.durationMillis())
-                .string("reason", completion.reason())
-                .bool("from_running", status != CallStatus.APPLIED)
-                .bool("from_applied", status == CallStatus.APPLIED || status == CallStatus.FAILED)
                 .timestamp("now", db.clockInstant()))) == 1;
     }
 
     @Override
-    public ProposeResult propose(String id, ProposalState proposal, Duration ttl, int maxPendingPerSession) {
+    public ProposeResult propose(CallRecord proposal, Duration ttl, int maxPendingPerSession) {
+        if (proposal.status() != CallStatus.PROPOSED || proposal.tokenDigest() == null || proposal.payloadJson() == null) {
+            throw new IllegalArgumentException("propose takes a PROPOSED record with its payload and token digest");
+        }
+        String session = proposal.sessionId();
+        PlainSql.Binder binder = p -> CallRows.bind(p, proposal)
+                .number("ttl_us", Db.micros(ttl))
+                .integer("max_pending", maxPendingPerSession)
+                .timestamp("now", db.clockInstant());
+        PlainSql.Reader<CallRecord> stored = rs -> proposal.toBuilder().createdAt(Db.instant(rs, 1)).expiresAt(Db.instant(rs, 2)).build();
+        if (session == null) {
+            return new ProposeResult(ProposeResult.Status.PROPOSED,
+                    db.withConnection(c -> proposeAnywhere.queryFirst(c, binder, stored).orElseThrow()));
+        }
         return db.inTransaction(h -> {
-            Optional<Running> found = h.createQuery("SELECT session_id FROM " + TABLE + " WHERE id = :id")
-                    .bind("id", id).map((rs, ctx) -> new Running(rs.getString("session_id"))).findOne();
-            if (found.isEmpty()) {
-                return new ProposeResult(ProposeResult.Status.NOT_RUNNING, null);
-            }
-            String session = found.get().sessionId();
-            if (session != null) {
-                sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
-            }
-            Optional<CallRecord> proposed = h.createQuery(session == null ? proposeAnywhere : proposeInSession)
-                    .bind("id", id)
-                    .bind("summary", proposal.summary())
-                    .bind("payload_json", proposal.payloadJson())
-                    .bind("diff_json", proposal.diffJson())
-                    .bind("token_digest", proposal.tokenDigest())
-                    .bind("supersedes", proposal.supersedes())
-                    .bind("ttl_us", Db.micros(ttl))
-                    .bind("session_id", session)
-                    .bind("max_pending", maxPendingPerSession)
-                    .bind("now", db.now())
-                    .map(CallRows.MAPPER)
-                    .findOne();
-            if (proposed.isPresent()) {
-                return new ProposeResult(ProposeResult.Status.PROPOSED, proposed.get());
-            }
-            // as the in-memory store does: a full session reports the limit whatever the call's state
-            boolean full = session != null && countPending(h, session) >= maxPendingPerSession;
-            return new ProposeResult(full ? ProposeResult.Status.PENDING_LIMIT : ProposeResult.Status.NOT_RUNNING,
-                    find(h, id).orElse(null));
+            sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
+            return proposeInSession.queryFirst(h.getConnection(), binder, stored)
+                    .map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
+                    .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
         });
-    }
-
-    /** The part of a call {@link #propose} reads before locking. */
-    private record Running(String sessionId) {
     }
 
     @Override

@@ -56,7 +56,7 @@ final class JdbcPolicyStore implements PolicyStore {
 
     @Override
     public PolicyView view(String toolName, String tenantId, String automationId) {
-        return db.withHandle(h -> VIEW.queryFirst(h, p -> p
+        return db.withConnection(c -> VIEW.queryFirst(c, p -> p
                         .string("tool_name", toolName)
                         .string("automation_id", automationId)
                         .string("tenant_id", tenantId)

@@ -66,14 +66,16 @@ import org.slf4j.LoggerFactory;
  * replaces the database clock for every timestamp and check at once; it is meant for tests and
  * single-instance hosts.
  *
- * <p><b>Atomicity.</b> A governed call costs about one commit: the budget admission and the audit
- * insert are one statement on PostgreSQL (one short transaction on H2), exact under any concurrency
- * across instances because each admission decides under the principal's budget row lock on the log
- * its predecessor committed. Apply's single use is one guarded update ({@code proposed} to
- * {@code applied}, only if unexpired by the store's clock) whose row count decides the one winner. On
- * PostgreSQL an outcome update ({@code complete}) commits asynchronously ({@code synchronous_commit =
- * off} for that transaction only): a crash can lose the outcome, leaving the row {@code running},
- * never an admission or a claim.
+ * <p><b>Atomicity.</b> A governed read costs one durable commit: its audit row, written once with
+ * its outcome before the result is released. When the principal is metered, the admission before
+ * the tool runs is one more statement, exact under any concurrency across instances because each
+ * admission decides under the principal's budget row lock on the log its predecessor committed; on
+ * PostgreSQL it commits without waiting for the write-ahead log flush (visible to every instance at
+ * once; a database crash can forget only the last fraction of a second of admissions). A proposal is
+ * one durable insert (with the session's row lock when the pending cap applies). Apply's single use is
+ * one durable guarded update ({@code proposed} to {@code applied}, only if unexpired by the store's
+ * clock) whose row count decides the one winner; the outcome after it commits asynchronously on
+ * PostgreSQL, so a crash can lose an outcome but never a claim.
  *
  * <p><b>Failure.</b> When the database cannot be reached, or no pooled connection frees within the
  * connection timeout, every operation fails with {@link StoreUnavailableException}; the gate then fails
@@ -241,7 +243,7 @@ public final class JdbcStore implements ToolgateStore {
                     Schema.prepare(h, detected, s.schema);
                     return detected;
                 });
-                Db db = new Db(jdbi, dialect, s.clock, timeout);
+                Db db = new Db(jdbi, dataSource, dialect, s.clock, timeout);
                 String description = dialect.productName() + " " + (pool != null ? redact(pool.getJdbcUrl()) : "host data source");
                 LOG.info("Toolgate JDBC store on {} (schema {}, {} clock)", description, s.schema.settingValue(),
                         s.clock == null ? "database" : "injected");

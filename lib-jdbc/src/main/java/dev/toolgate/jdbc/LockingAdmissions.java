@@ -1,6 +1,5 @@
 package dev.toolgate.jdbc;
 
-import dev.toolgate.audit.CallRecord;
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.budget.BudgetExceededException;
 import java.sql.Array;
@@ -15,18 +14,15 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.argument.Argument;
 
 /**
- * Admissions with an explicit row lock (H2, and any database without writable CTEs), in one short
- * transaction: {@code SELECT ... FOR UPDATE} locks the principal's budget row as its own statement;
- * the time is read after the lock wait (H2 fixes a transaction's time when it is first read); the next
- * statement reads the log as last committed; {@link AdmissionLog} decides; the new log is written in
- * the same transaction as the audit insert. Nothing is written when over budget.
+ * Admissions with an explicit row lock (H2), in one short transaction: {@code SELECT ... FOR UPDATE}
+ * locks the principal's budget row as its own statement; the time is read after the lock wait (H2
+ * fixes a transaction's time when it is first read); the next statement reads the log as last
+ * committed; {@link AdmissionLog} decides; the new log is written. Nothing is written when over budget.
  */
 final class LockingAdmissions extends Admissions {
 
     private static final String READ = "SELECT admitted FROM toolgate_budget WHERE principal = :charge_principal";
     private static final String WRITE = "UPDATE toolgate_budget SET admitted = :admitted WHERE principal = :charge_principal";
-    private static final PlainSql INSERT = PlainSql.of("INSERT INTO " + CallRows.TABLE + " (" + CallRows.COLUMNS + ")"
-            + " VALUES (" + CallRows.values(":created_at") + ")");
 
     private final String time;
 
@@ -36,12 +32,11 @@ final class LockingAdmissions extends Admissions {
     }
 
     @Override
-    Instant begin(CallRecord call, BudgetCharge charge) {
+    Instant admit(BudgetCharge charge) {
         return db.inTransaction(h -> {
             rows.lock(h, charge.principalKey());
             Instant now = h.createQuery(time).bind("now", db.now()).map((rs, ctx) -> Db.instant(rs, 1)).one();
             admitLocked(h, charge, now);
-            INSERT.update(h, p -> CallRows.bind(p, call).timestamp("created_at", now));
             return now;
         });
     }

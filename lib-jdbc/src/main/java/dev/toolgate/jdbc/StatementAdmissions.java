@@ -1,6 +1,5 @@
 package dev.toolgate.jdbc;
 
-import dev.toolgate.audit.CallRecord;
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.budget.BudgetExceededException;
 import java.time.Duration;
@@ -14,9 +13,11 @@ import org.jdbi.v3.core.statement.SqlStatement;
  * Admissions as single statements (PostgreSQL). The {@code UPDATE} of the principal's budget row
  * carries the whole rule in its {@code WHERE} clause; under READ COMMITTED a concurrent admission
  * makes it wait for the row lock and then re-evaluate that clause on the newly committed row, so the
- * check and the append happen under the lock on the latest log. For {@link #begin} the {@code UPDATE}
- * and the audit insert are one writable CTE in autocommit mode: one round trip and one commit per
- * governed call, and nothing is inserted when the {@code UPDATE} matched no row.
+ * check and the append happen under the lock on the latest log. {@link #admit(BudgetCharge)} is that
+ * one autocommit statement, one round trip. It commits without waiting for the write-ahead log flush:
+ * a committed admission is visible to every other session at once, which is all exactness needs; a
+ * database crash could forget the last fraction of a second of admissions, never admit past the cap
+ * while it runs.
  *
  * <p>When it matches no row, a read tells why: no budget row yet (create it and retry), over budget
  * (refuse with the time until the cap-th newest admission leaves the window), or a slot freed in
@@ -31,7 +32,7 @@ final class StatementAdmissions extends Admissions {
     private static final int MAX_ATTEMPTS = 20;
 
     private final String admit;
-    private final PlainSql begin;
+    private final PlainSql admitAlone;
     private final String state;
 
     StatementAdmissions(Db db) {
@@ -39,14 +40,12 @@ final class StatementAdmissions extends Admissions {
         String now = db.nowSql();
         String windowStart = Db.plusMicros(now, '-', "window_us");
         // appends now and keeps the cap newest, only if fewer than the cap are inside the window
-        this.admit = "UPDATE toolgate_budget"
-                + " SET admitted = ARRAY(SELECT t.a FROM unnest(admitted || " + now + ") AS t(a) ORDER BY t.a DESC LIMIT :cap)"
-                + " WHERE principal = :charge_principal"
+        String set = "UPDATE toolgate_budget"
+                + " SET admitted = ARRAY(SELECT t.a FROM unnest(admitted || " + now + ") AS t(a) ORDER BY t.a DESC LIMIT :cap)";
+        String where = " WHERE principal = :charge_principal"
                 + " AND (SELECT count(*) FROM unnest(admitted) AS t(a) WHERE t.a > " + windowStart + ") < :cap";
-        this.begin = PlainSql.of("WITH admission AS (" + admit + " RETURNING " + now + " AS admitted_at)"
-                + " INSERT INTO " + CallRows.TABLE + " (" + CallRows.COLUMNS + ")"
-                + " SELECT " + CallRows.values("admission.admitted_at") + " FROM admission"
-                + " RETURNING created_at");
+        this.admit = set + where;
+        this.admitAlone = PlainSql.of(set + db.dialect().asynchronousCommitFrom() + where + " RETURNING " + now);
         this.state = "SELECT"
                 + " (SELECT count(*) FROM unnest(b.admitted) AS t(a) WHERE t.a > " + windowStart + ") AS in_window,"
                 + " (SELECT min(x.a) FROM (SELECT t.a FROM unnest(b.admitted) AS t(a) ORDER BY t.a DESC LIMIT :cap) AS x)"
@@ -55,20 +54,22 @@ final class StatementAdmissions extends Admissions {
     }
 
     @Override
-    Instant begin(CallRecord call, BudgetCharge charge) {
-        return db.withHandle(h -> {
-            for (int attempt = 1; ; attempt++) {
-                Optional<Instant> created = begin.queryFirst(h, p -> CallRows.bind(p, call)
-                        .timestamp("now", db.clockInstant())
-                        .string("charge_principal", charge.principalKey())
-                        .integer("cap", charge.limit().calls())
-                        .number("window_us", Db.micros(charge.limit().window())), rs -> Db.instant(rs, 1));
-                if (created.isPresent()) {
-                    return created.get();
-                }
-                explainRefusal(h, charge, db.now(), attempt); // a later statement: a slot may have freed
+    Instant admit(BudgetCharge charge) {
+        for (int attempt = 1; ; attempt++) {
+            Optional<Instant> admitted = db.withConnection(c -> admitAlone.queryFirst(c, p -> p
+                    .timestamp("now", db.clockInstant())
+                    .string("charge_principal", charge.principalKey())
+                    .integer("cap", charge.limit().calls())
+                    .number("window_us", Db.micros(charge.limit().window())), rs -> Db.instant(rs, 1)));
+            if (admitted.isPresent()) {
+                return admitted.get();
             }
-        });
+            int tried = attempt;
+            db.withHandle(h -> {
+                explainRefusal(h, charge, db.now(), tried); // a later statement: a slot may have freed
+                return null;
+            });
+        }
     }
 
     @Override

@@ -28,7 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * same run on the same database:
  *
  * <ul>
- *   <li>a governed READ call (policy read, admission + audit insert, outcome update) vs one raw
+ *   <li>a governed READ call (access, validation, cached policy, execution, one audit insert) vs one raw
  *       autocommit INSERT of the same row into an identical table (the one-commit limit);</li>
  *   <li>a propose + apply pair vs a raw INSERT + guarded UPDATE pair;</li>
  *   <li>budget-checked governed calls over 100 principals vs Bucket4j's PostgreSQL backend doing the
