@@ -186,7 +186,7 @@ final class StandardEngine implements ProposeApplyEngine {
     }
 
     private Denied deny(CallContext context, Prepared call, long start) {
-        CallRecord record = calls.record(finished(context, call, newId(), admit(context.principal()))
+        CallRecord record = calls.record(draft(context, call, newId(), admit(context.principal()))
                 .status(CallStatus.DENIED).decisionReason("policy").build());
         events.publish(record, CallStatus.DENIED, record.principal(), start);
         return new Denied(record.id(), record.toolName(), "policy", call.mode());
@@ -194,19 +194,19 @@ final class StandardEngine implements ProposeApplyEngine {
 
     private Executed execute(CallContext context, Prepared call, long start) {
         String id = newId();
-        CallRecord.Builder call0 = finished(context, call, id, admit(context.principal()));
+        CallRecord.Builder draft = draft(context, call, id, admit(context.principal()));
         ToolContext toolContext = toolContext(id, context, ToolContext.Phase.EXECUTE);
         long toolStart = System.nanoTime();
         JsonNode result;
         try {
             result = runner.run(() -> call.tool().execute(call.arguments(), toolContext), timeout(call.tool()));
         } catch (ToolValidationException e) {
-            throw invalid(call0, call, e, toolStart, start);
+            throw invalid(draft, call, e, toolStart, start);
         } catch (Exception e) {
-            throw fail(call0, call, e, toolStart, start);
+            throw fail(draft, call, e, toolStart, start);
         }
         JsonTruncator.Truncation safe = hygiene.result(result);
-        CallRecord record = calls.record(call0.status(CallStatus.EXECUTED).resultJson(Json.write(safe.value()))
+        CallRecord record = calls.record(draft.status(CallStatus.EXECUTED).resultJson(Json.write(safe.value()))
                 .durationMillis(millisSince(toolStart)).build());
         events.publish(record, CallStatus.EXECUTED, record.principal(), start);
         rememberSuccess(context, call);
@@ -217,7 +217,7 @@ final class StandardEngine implements ProposeApplyEngine {
         if (context.sessionId() != null && calls.countPending(context.sessionId()) >= settings.maxPendingPerSession()) {
             throw pendingLimit(context.sessionId());
         }
-        CallRecord.Builder proposal = finished(context, call, id, admit(context.principal())).supersedes(supersedes);
+        CallRecord.Builder proposal = draft(context, call, id, admit(context.principal())).supersedes(supersedes);
         ToolContext toolContext = toolContext(id, context, ToolContext.Phase.DRY_RUN);
         long toolStart = System.nanoTime();
         DryRunResult preview;
@@ -516,8 +516,8 @@ final class StandardEngine implements ProposeApplyEngine {
         }
     }
 
-    /** A call's record, before its outcome: who, what, where, the policy, the hash, the admission time. */
-    private CallRecord.Builder finished(CallContext context, Prepared call, String id, Instant admittedAt) {
+    /** A call's record before its outcome: who, what, where, the policy, the hash, the admission time. */
+    private CallRecord.Builder draft(CallContext context, Prepared call, String id, Instant admittedAt) {
         return CallRecord.builder()
                 .id(id)
                 .toolName(call.tool().name())
@@ -544,19 +544,19 @@ final class StandardEngine implements ProposeApplyEngine {
         return limit == null ? null : new BudgetCharge(principal.key(), limit);
     }
 
-    private ToolValidationException invalid(CallRecord.Builder record0, Prepared call, ToolValidationException e, long toolStart,
+    private ToolValidationException invalid(CallRecord.Builder draft, Prepared call, ToolValidationException e, long toolStart,
                                             long start) {
         ToolValidationException named = e.forTool(call.tool().name());
-        CallRecord record = calls.record(record0.status(CallStatus.INVALID).error(settings.redactor().redactText(named.getMessage()))
+        CallRecord record = calls.record(draft.status(CallStatus.INVALID).error(settings.redactor().redactText(named.getMessage()))
                 .durationMillis(millisSince(toolStart)).build());
         events.publish(record, CallStatus.INVALID, record.principal(), start);
         return named;
     }
 
     /** Records a call whose tool code failed before anything was applied. */
-    private ToolExecutionException fail(CallRecord.Builder record0, Prepared call, Exception e, long toolStart, long start) {
+    private ToolExecutionException fail(CallRecord.Builder draft, Prepared call, Exception e, long toolStart, long start) {
         String message = failureMessage(call.tool().name(), e);
-        CallRecord record = calls.record(record0.status(CallStatus.FAILED).error(message).durationMillis(millisSince(toolStart)).build());
+        CallRecord record = calls.record(draft.status(CallStatus.FAILED).error(message).durationMillis(millisSince(toolStart)).build());
         return failed(record, e, message, record.principal(), start);
     }
 
