@@ -17,8 +17,7 @@ class PostgresGateContractTest extends GateContractTest {
 
     @BeforeAll
     static void openPool() {
-        pool = TestStores.pool(PostgresDatabase.freshSchema("gate_contract"), 12);
-        JdbcStore.builder().dataSource(pool).build().close(); // installs the schema
+        pool = TestStores.postgresWithSchema("gate_contract");
     }
 
     @AfterAll
@@ -30,7 +29,6 @@ class PostgresGateContractTest extends GateContractTest {
 
     @Override
     protected ToolgateStore openStore(Clock clock) {
-        TestStores.truncate(pool);
-        return JdbcStore.builder().dataSource(pool).schema(SchemaMode.VALIDATE).clock(clock).build();
+        return TestStores.emptyStore(pool, clock);
     }
 }

@@ -14,8 +14,7 @@ class PostgresStoreContractTest extends StoreContractTest {
 
     @BeforeAll
     static void openPool() {
-        pool = TestStores.pool(PostgresDatabase.freshSchema("store_contract"), 12);
-        JdbcStore.builder().dataSource(pool).build().close(); // installs the schema
+        pool = TestStores.postgresWithSchema("store_contract");
     }
 
     @AfterAll
@@ -27,7 +26,6 @@ class PostgresStoreContractTest extends StoreContractTest {
 
     @Override
     protected ToolgateStore openStore(Clock clock) {
-        TestStores.truncate(pool);
-        return JdbcStore.builder().dataSource(pool).schema(SchemaMode.VALIDATE).clock(clock).build();
+        return TestStores.emptyStore(pool, clock);
     }
 }

@@ -36,6 +36,19 @@ final class TestStores {
         return config;
     }
 
+    /** A pool on a fresh PostgreSQL schema named after {@code name}, with Toolgate's tables installed. */
+    static HikariDataSource postgresWithSchema(String name) {
+        HikariDataSource pool = pool(PostgresDatabase.freshSchema(name), 12);
+        JdbcStore.builder().dataSource(pool).build().close(); // installs the schema
+        return pool;
+    }
+
+    /** An empty store on {@code pool} that takes its time from {@code clock} (PostgreSQL). */
+    static JdbcStore emptyStore(HikariDataSource pool, java.time.Clock clock) {
+        truncate(pool);
+        return JdbcStore.builder().dataSource(pool).schema(SchemaMode.VALIDATE).clock(clock).build();
+    }
+
     /** Empties every Toolgate table (PostgreSQL). */
     static void truncate(DataSource dataSource) {
         try (Connection c = dataSource.getConnection()) {

@@ -265,6 +265,19 @@ public final class ToolgateMcpServer implements AutoCloseable {
             return self();
         }
 
+        /** The SDK server for either transport, configured the same way: the gate's tools behind the bridge. */
+        McpSyncServer server(McpServer.SyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper) {
+            return spec.serverInfo(serverName, serverVersion)
+                    .instructions(instructionsOrDefault())
+                    .capabilities(capabilities())
+                    .validateToolInputs(false)
+                    .requestTimeout(requestTimeout)
+                    .jsonMapper(mapper)
+                    .tools(bridge.specifications())
+                    .addToolFilter(bridge.filter())
+                    .build();
+        }
+
         String instructionsOrDefault() {
             return instructions != null ? instructions
                     : "Tools that only read run directly. Tools that change something never run directly: they return a "
@@ -332,16 +345,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
             StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
             StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes);
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
-            McpSyncServer server = McpServer.sync(transport)
-                    .serverInfo(serverName, serverVersion)
-                    .instructions(instructionsOrDefault())
-                    .capabilities(capabilities())
-                    .validateToolInputs(false)
-                    .requestTimeout(requestTimeout)
-                    .jsonMapper(mapper)
-                    .tools(bridge.specifications())
-                    .addToolFilter(bridge.filter())
-                    .build();
+            McpSyncServer server = server(McpServer.sync(transport), bridge, mapper);
             bridge.attach(server);
             LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
                     toolgate.resolveTools(principal).size(), permissionMode);
@@ -443,16 +447,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                     requestTimeout.plus(Duration.ofMinutes(30))));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
-            McpSyncServer server = McpServer.sync(transport)
-                    .serverInfo(serverName, serverVersion)
-                    .instructions(instructionsOrDefault())
-                    .capabilities(capabilities())
-                    .validateToolInputs(false)
-                    .requestTimeout(requestTimeout)
-                    .jsonMapper(mapper)
-                    .tools(bridge.specifications())
-                    .addToolFilter(bridge.filter())
-                    .build();
+            McpSyncServer server = server(McpServer.sync(transport), bridge, mapper);
             try {
                 transport.start(new InetSocketAddress(InetAddress.getByName(host), port));
             } catch (IOException e) {
