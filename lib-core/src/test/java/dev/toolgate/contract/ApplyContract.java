@@ -201,10 +201,13 @@ public interface ApplyContract extends ContractCase {
     }
 
     @Test
-    default void applyTakesNoArgumentsSoTheStoredPayloadIsWhatRuns() {
-        Proposal proposal = (Proposal) fx().gate().call(fx().ctx(fx().writer), "notes.add", "{\"id\":\"n1\",\"text\":\"approved text\"}");
+    default void applyRunsTheStoredPayloadNotTheModelsArguments() {
+        Proposal proposal = (Proposal) fx().gate().call(fx().ctx(fx().writer), "notes.add", "{\"id\":\"N1\",\"text\":\"approved\"}");
+        assertThat(proposal.payload().get("id").asString()).as("normalized by the dry-run").isEqualTo("n1");
+        assertThat(fx().store.calls().find(proposal.callId()).orElseThrow().payloadJson()).contains("\"id\":\"n1\"");
+
         fx().gate().apply(fx().ctx(fx().writer), proposal.token());
-        assertThat(fx().notes.snapshot()).containsExactly(java.util.Map.entry("n1", "approved text"));
+        assertThat(fx().notes.snapshot()).containsExactly(java.util.Map.entry("n1", "approved"));
     }
 
     @Test

@@ -78,12 +78,14 @@ public final class Notes {
                     if (in.text().contains("forbidden")) {
                         throw new ToolValidationException("/text", "the word 'forbidden' is not allowed in a note");
                     }
+                    String id = in.id().toLowerCase(java.util.Locale.ROOT); // ids are stored in lower case
                     synchronized (this) {
-                        if (notes.containsKey(in.id())) {
-                            throw new ToolValidationException("/id", "note '" + in.id() + "' exists already");
+                        if (notes.containsKey(id)) {
+                            throw new ToolValidationException("/id", "note '" + id + "' exists already");
                         }
                     }
-                    return Preview.of("Add note " + in.id());
+                    Preview<NewNote> preview = Preview.of("Add note " + id);
+                    return id.equals(in.id()) ? preview : preview.withPayload(new NewNote(id, in.text()));
                 })
                 .execute((in, ctx) -> {
                     mutations.incrementAndGet();

@@ -165,6 +165,21 @@ class McpHttpTest {
     }
 
     @Test
+    void applyTakesOnlyTheTokenNeverArgumentsOfItsOwn() {
+        McpSyncClient carol = client("carol-token");
+        String token = (String) structured(call(carol, "ticket.create", Map.of("title", "Coffee machine down"))).get("token");
+
+        CallToolResult smuggled = call(carol, "toolgate.apply", Map.of("token", token, "title", "Something else"));
+        assertThat(smuggled.isError()).isTrue();
+        assertThat(structured(smuggled)).containsEntry("kind", "validation");
+        assertThat(String.valueOf(structured(smuggled).get("issues"))).contains("/title");
+        assertThat(tickets.byId).hasSize(1);
+
+        assertThat(structured(call(carol, "toolgate.apply", Map.of("token", token)))).containsEntry("status", "applied");
+        assertThat(tickets.byId).containsValue("Coffee machine down").doesNotContainValue("Something else");
+    }
+
+    @Test
     void unknownAndHiddenToolsAreTheSameInvalidParamsError() {
         McpSyncClient bob = client("bob-token");
         McpError unknown = catchThrowableOfType(McpError.class, () -> call(bob, "ticket.nope", Map.of()));
