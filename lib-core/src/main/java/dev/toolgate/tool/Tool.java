@@ -152,10 +152,6 @@ public final class Tool<I, O> {
         return execute;
     }
 
-    Revert<I, O> revertFunction() {
-        return revert;
-    }
-
     @Override
     public String toString() {
         return "Tool[" + name + ", " + effect + "]";

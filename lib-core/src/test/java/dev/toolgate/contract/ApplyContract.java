@@ -25,11 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -74,33 +69,17 @@ public interface ApplyContract extends ContractCase {
     default void ofSixtyFourConcurrentAppliesExactlyOneWins() throws Exception {
         Proposal proposal = proposeNote("n1");
         int threads = 64;
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
         AtomicInteger winners = new AtomicInteger();
-        List<Throwable> losers = new ArrayList<>();
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    try {
-                        fx().gate().apply(fx().ctx(fx().writer), proposal.token());
-                        winners.incrementAndGet();
-                    } catch (RuntimeException e) {
-                        synchronized (losers) {
-                            losers.add(e);
-                        }
-                    }
-                    return null;
-                }));
+        List<Throwable> losers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Together.run(threads, t -> {
+            try {
+                fx().gate().apply(fx().ctx(fx().writer), proposal.token());
+                winners.incrementAndGet();
+            } catch (RuntimeException e) {
+                losers.add(e);
             }
-            start.countDown();
-            for (Future<?> future : futures) {
-                future.get(30, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+            return null;
+        });
         assertThat(winners).hasValue(1);
         assertThat(losers).hasSize(threads - 1).allSatisfy(e -> assertThat(e).isInstanceOf(TokenAlreadyUsedException.class));
         assertThat(fx().notes.mutations).hasValue(1);

@@ -11,12 +11,6 @@ import dev.toolgate.gate.Proposal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The per-principal rolling-window budget: exact under concurrency, counting proposals and applies. */
@@ -26,44 +20,28 @@ public interface BudgetContract extends ContractCase {
         return fx().gate(b -> b.budget(ToolBudget.perPrincipal(calls, Duration.ofSeconds(60))));
     }
 
+    /** Each of {@code threads} threads makes {@code perThread} calls; returns how many were admitted. */
     private static int hammer(int threads, int perThread, Runnable call, List<BudgetExceededException> refusals)
             throws Exception {
-        CountDownLatch start = new CountDownLatch(1);
-        AtomicInteger admitted = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < perThread; i++) {
-                        try {
-                            call.run();
-                            admitted.incrementAndGet();
-                        } catch (BudgetExceededException e) {
-                            synchronized (refusals) {
-                                refusals.add(e);
-                            }
-                        }
-                    }
-                    return null;
-                }));
+        return Together.run(threads, t -> {
+            int admitted = 0;
+            for (int i = 0; i < perThread; i++) {
+                try {
+                    call.run();
+                    admitted++;
+                } catch (BudgetExceededException e) {
+                    refusals.add(e);
+                }
             }
-            start.countDown();
-            for (Future<?> future : futures) {
-                future.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        return admitted.get();
+            return admitted;
+        }).stream().mapToInt(Integer::intValue).sum();
     }
 
     @Test
     default void thirtyTwoThreadsNeverGetMoreThanTheCapInAWindow() throws Exception {
         Toolgate gate = budgeted(60);
         CallContext ctx = fx().ctx(fx().reader);
-        List<BudgetExceededException> refusals = new ArrayList<>();
+        List<BudgetExceededException> refusals = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         int admitted = hammer(32, 5, () -> gate.call(ctx, "notes.list", "{}"), refusals);
 

@@ -29,15 +29,8 @@ import dev.toolgate.tool.Effect;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,29 +107,6 @@ public abstract class StoreContractTest {
         return new BudgetCharge("user:" + principal, BudgetLimit.of(cap, Duration.ofSeconds(60)));
     }
 
-    /** Runs {@code task} on {@code threads} threads released together; returns the results. */
-    protected static <T> List<T> concurrently(int threads, Callable<T> task) throws Exception {
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return task.call();
-                }));
-            }
-            start.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> future : futures) {
-                results.add(future.get(60, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     // ------------------------------------------------------------------------------ record
 
     @Test
@@ -176,7 +146,7 @@ public abstract class StoreContractTest {
 
     @Test
     void theBudgetAdmitsExactlyTheCapUnderConcurrency() throws Exception {
-        List<Integer> admitted = concurrently(24, () -> {
+        List<Integer> admitted = Together.run(24, t -> {
             int mine = 0;
             for (int i = 0; i < 5; i++) {
                 try {
@@ -235,7 +205,7 @@ public abstract class StoreContractTest {
 
     @Test
     void thePendingCapHoldsUnderConcurrency() throws Exception {
-        List<ProposeResult.Status> results = concurrently(16, () -> calls.propose(proposal("capped"), TTL, 5).status());
+        List<ProposeResult.Status> results = Together.run(16, t -> calls.propose(proposal("capped"), TTL, 5).status());
         assertThat(results).filteredOn(s -> s == ProposeResult.Status.PROPOSED).hasSize(5);
         assertThat(results).filteredOn(s -> s == ProposeResult.Status.PENDING_LIMIT).hasSize(11);
         assertThat(calls.countPending("capped")).isEqualTo(5);
@@ -246,7 +216,7 @@ public abstract class StoreContractTest {
     @Test
     void ofManyConcurrentClaimsExactlyOneWins() throws Exception {
         CallRecord proposal = proposed("s1");
-        List<ClaimResult.Status> results = concurrently(32, () -> calls.claim(proposal.id(), new Claim(ANN, null, null), null).status());
+        List<ClaimResult.Status> results = Together.run(32, t -> calls.claim(proposal.id(), new Claim(ANN, null, null), null).status());
 
         assertThat(results).filteredOn(s -> s == ClaimResult.Status.CLAIMED).hasSize(1);
         assertThat(results).filteredOn(s -> s == ClaimResult.Status.NOT_PENDING).hasSize(31);
@@ -311,7 +281,7 @@ public abstract class StoreContractTest {
     @Test
     void aLosingClaimDoesNotSpendTheBudget() throws Exception {
         CallRecord proposal = proposed("s1");
-        concurrently(8, () -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 2)).status());
+        Together.run(8, t -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 2)).status());
         calls.admit(charge("ann", 2));
         assertThatThrownBy(() -> calls.admit(charge("ann", 2))).isInstanceOf(BudgetExceededException.class);
     }
@@ -347,7 +317,7 @@ public abstract class StoreContractTest {
         calls.claim(applied.id(), new Claim(ANN, null, null), null);
         clock.advance(Duration.ofMinutes(5));
 
-        List<Integer> counts = concurrently(6, calls::expireDue);
+        List<Integer> counts = Together.run(6, t -> calls.expireDue());
         assertThat(counts.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1);
         assertThat(calls.find(due.id()).orElseThrow().status()).isEqualTo(CallStatus.EXPIRED);
         assertThat(calls.find(notDue.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);

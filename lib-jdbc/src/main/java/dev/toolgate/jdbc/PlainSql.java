@@ -126,13 +126,6 @@ final class PlainSql {
             return this;
         }
 
-        Params bool(String name, boolean value) throws SQLException {
-            for (int position : at(name)) {
-                statement.setBoolean(position, value);
-            }
-            return this;
-        }
-
         /** A {@code TIMESTAMP WITH TIME ZONE} (null binds SQL NULL). */
         Params timestamp(String name, Instant value) throws SQLException {
             for (int position : at(name)) {

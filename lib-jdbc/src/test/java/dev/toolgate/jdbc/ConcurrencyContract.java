@@ -7,17 +7,13 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.contract.Together;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -137,28 +133,17 @@ abstract class ConcurrencyContract {
             AtomicInteger sequence = new AtomicInteger();
             AtomicInteger proposed = new AtomicInteger();
             AtomicInteger limited = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < 3; i++) {
-                        try {
-                            capped.gate().propose(ctx, "notes.add", "{\"id\":\"p" + sequence.incrementAndGet() + "\",\"text\":\"x\"}");
-                            proposed.incrementAndGet();
-                        } catch (dev.toolgate.gate.PendingLimitException e) {
-                            limited.incrementAndGet();
-                        }
+            Together.run(THREADS, t -> {
+                for (int i = 0; i < 3; i++) {
+                    try {
+                        capped.gate().propose(ctx, "notes.add", "{\"id\":\"p" + sequence.incrementAndGet() + "\",\"text\":\"x\"}");
+                        proposed.incrementAndGet();
+                    } catch (dev.toolgate.gate.PendingLimitException e) {
+                        limited.incrementAndGet();
                     }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> future : futures) {
-                future.get(60, TimeUnit.SECONDS);
-            }
-            pool.shutdownNow();
+                }
+                return null;
+            });
 
             assertThat(proposed).hasValue(cap);
             assertThat(limited).hasValue(3 * THREADS - cap);
@@ -171,29 +156,15 @@ abstract class ConcurrencyContract {
         void run(int thread) throws Exception;
     }
 
+    /** {@code threads} threads released together, each doing {@code work} over and over for {@link #RUN}. */
     private static void hammer(int threads, Work work) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        try {
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    long end = System.nanoTime() + RUN.toNanos();
-                    while (System.nanoTime() < end) {
-                        work.run(thread);
-                    }
-                    return null;
-                }));
+        Together.run(threads, thread -> {
+            long end = System.nanoTime() + RUN.toNanos();
+            while (System.nanoTime() < end) {
+                work.run(thread);
             }
-            start.countDown();
-            for (Future<?> future : futures) {
-                future.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+            return null;
+        });
     }
 
     private static void sleep(Duration duration) {

@@ -8,6 +8,7 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.contract.Together;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
@@ -17,11 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -90,37 +86,22 @@ class CrossInstancePostgresTest {
         CallContext ctx = Hosts.ctx(Hosts.WRITER);
         int repetitions = 200;
         int appliers = 64;
-        ExecutorService pool = Executors.newFixedThreadPool(appliers);
-        try {
-            for (int rep = 0; rep < repetitions; rep++) {
-                Proposal proposal = all.get(rep % INSTANCES).gate()
-                        .propose(ctx, "notes.add", "{\"id\":\"n" + rep + "\",\"text\":\"x\"}");
-                CountDownLatch start = new CountDownLatch(1);
-                AtomicInteger wins = new AtomicInteger();
-                AtomicInteger alreadyUsed = new AtomicInteger();
-                List<Future<?>> futures = new ArrayList<>();
-                for (int a = 0; a < appliers; a++) {
-                    Hosts host = all.get(a % INSTANCES);
-                    futures.add(pool.submit(() -> {
-                        start.await();
-                        try {
-                            host.gate().apply(ctx, proposal.token());
-                            wins.incrementAndGet();
-                        } catch (TokenAlreadyUsedException e) {
-                            alreadyUsed.incrementAndGet();
-                        }
-                        return null;
-                    }));
+        for (int rep = 0; rep < repetitions; rep++) {
+            Proposal proposal = all.get(rep % INSTANCES).gate()
+                    .propose(ctx, "notes.add", "{\"id\":\"n" + rep + "\",\"text\":\"x\"}");
+            AtomicInteger wins = new AtomicInteger();
+            AtomicInteger alreadyUsed = new AtomicInteger();
+            Together.run(appliers, a -> {
+                try {
+                    all.get(a % INSTANCES).gate().apply(ctx, proposal.token());
+                    wins.incrementAndGet();
+                } catch (TokenAlreadyUsedException e) {
+                    alreadyUsed.incrementAndGet();
                 }
-                start.countDown();
-                for (Future<?> future : futures) {
-                    future.get(60, TimeUnit.SECONDS);
-                }
-                assertThat(wins).as("winners in repetition %d", rep).hasValue(1);
-                assertThat(alreadyUsed).as("losers in repetition %d", rep).hasValue(appliers - 1);
-            }
-        } finally {
-            pool.shutdownNow();
+                return null;
+            });
+            assertThat(wins).as("winners in repetition %d", rep).hasValue(1);
+            assertThat(alreadyUsed).as("losers in repetition %d", rep).hasValue(appliers - 1);
         }
         int mutations = all.stream().mapToInt(h -> h.notes().mutations.get()).sum();
         assertThat(mutations).isEqualTo(repetitions);
@@ -137,31 +118,20 @@ class CrossInstancePostgresTest {
         long runNanos = Duration.ofMillis(3500).toNanos();
         AtomicInteger admitted = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
+        Together.run(threads, t -> {
             Hosts host = all.get(t % INSTANCES);
-            futures.add(pool.submit(() -> {
-                start.await();
-                long end = System.nanoTime() + runNanos;
-                while (System.nanoTime() < end) {
-                    try {
-                        host.gate().call(ctx, "notes.list", "{}");
-                        admitted.incrementAndGet();
-                    } catch (BudgetExceededException e) {
-                        assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(window);
-                        refused.incrementAndGet();
-                    }
+            long end = System.nanoTime() + runNanos;
+            while (System.nanoTime() < end) {
+                try {
+                    host.gate().call(ctx, "notes.list", "{}");
+                    admitted.incrementAndGet();
+                } catch (BudgetExceededException e) {
+                    assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(window);
+                    refused.incrementAndGet();
                 }
-                return null;
-            }));
-        }
-        start.countDown();
-        for (Future<?> future : futures) {
-            future.get(60, TimeUnit.SECONDS);
-        }
-        pool.shutdownNow();
+            }
+            return null;
+        });
 
         List<CallRecord> audit = all.get(0).gate().findCalls(CallQuery.latest(CallQuery.MAX_LIMIT).principal("user:reader"));
         List<Instant> admissions = audit.stream().map(CallRecord::createdAt).toList();
@@ -206,22 +176,8 @@ class CrossInstancePostgresTest {
         Thread.sleep(500);
 
         int sweepers = 2 * INSTANCES;
-        ExecutorService pool = Executors.newFixedThreadPool(sweepers);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Integer>> swept = new ArrayList<>();
-        for (int s = 0; s < sweepers; s++) {
-            Hosts host = all.get(s % INSTANCES);
-            swept.add(pool.submit(() -> {
-                start.await();
-                return host.gate().sweepExpired();
-            }));
-        }
-        start.countDown();
-        int total = 0;
-        for (Future<Integer> f : swept) {
-            total += f.get(30, TimeUnit.SECONDS);
-        }
-        pool.shutdownNow();
+        int total = Together.run(sweepers, i -> all.get(i % INSTANCES).gate().sweepExpired())
+                .stream().mapToInt(Integer::intValue).sum();
 
         assertThat(total).isEqualTo(proposals);
         assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.EXPIRED))).hasSize(proposals);
