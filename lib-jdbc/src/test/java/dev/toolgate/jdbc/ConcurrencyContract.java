@@ -7,7 +7,7 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.contract.Together;
+import dev.toolgate.testkit.Together;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.toolgate.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.contract.Notes;
+import dev.toolgate.testkit.Notes;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.StoreProvider;
 import java.sql.Connection;

@@ -1,6 +1,6 @@
 package dev.toolgate.jdbc;
 
-import dev.toolgate.contract.GateContractTest;
+import dev.toolgate.testkit.GateContractTest;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Clock;
 

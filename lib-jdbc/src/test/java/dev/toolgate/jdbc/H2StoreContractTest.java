@@ -1,6 +1,6 @@
 package dev.toolgate.jdbc;
 
-import dev.toolgate.contract.StoreContractTest;
+import dev.toolgate.testkit.StoreContractTest;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Clock;
 

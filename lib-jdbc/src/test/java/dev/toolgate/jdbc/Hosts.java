@@ -3,7 +3,7 @@ package dev.toolgate.jdbc;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.contract.Notes;
+import dev.toolgate.testkit.Notes;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Duration;

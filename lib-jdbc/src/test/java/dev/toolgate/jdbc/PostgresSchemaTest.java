@@ -2,7 +2,7 @@ package dev.toolgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolgate.contract.Together;
+import dev.toolgate.testkit.Together;
 import org.junit.jupiter.api.Test;
 
 class PostgresSchemaTest extends SchemaContract {

@@ -1,7 +1,7 @@
 package dev.toolgate.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.toolgate.contract.StoreContractTest;
+import dev.toolgate.testkit.StoreContractTest;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Clock;
 import org.junit.jupiter.api.AfterAll;

@@ -1,4 +1,4 @@
-package dev.toolgate.contract;
+package dev.toolgate.testkit;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.toolgate.tool.Effect;

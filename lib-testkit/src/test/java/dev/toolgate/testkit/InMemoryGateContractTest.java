@@ -1,11 +1,11 @@
-package dev.toolgate.contract;
+package dev.toolgate.testkit;
 
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Clock;
 
-/** The store contract on the in-memory store. */
-class InMemoryStoreContractTest extends StoreContractTest {
+/** The engine contract on the in-memory store. */
+class InMemoryGateContractTest extends GateContractTest {
 
     @Override
     protected ToolgateStore openStore(Clock clock) {

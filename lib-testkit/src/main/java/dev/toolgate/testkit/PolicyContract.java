@@ -1,4 +1,4 @@
-package dev.toolgate.contract;
+package dev.toolgate.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.toolgate.contract;
+package dev.toolgate.testkit;
 
 /** A topic of the contract suite: its tests run on the fixture the concrete suite provides. */
 public interface ContractCase {

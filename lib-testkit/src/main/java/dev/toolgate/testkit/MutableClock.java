@@ -1,4 +1,4 @@
-package dev.toolgate.contract;
+package dev.toolgate.testkit;
 
 import java.time.Clock;
 import java.time.Duration;

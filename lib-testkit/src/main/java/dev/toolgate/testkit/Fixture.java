@@ -1,4 +1,4 @@
-package dev.toolgate.contract;
+package dev.toolgate.testkit;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;

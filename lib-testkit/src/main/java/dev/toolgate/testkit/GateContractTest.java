@@ -1,4 +1,4 @@
-package dev.toolgate.contract;
+package dev.toolgate.testkit;
 
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Clock;
