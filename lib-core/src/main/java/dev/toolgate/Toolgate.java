@@ -9,6 +9,7 @@ import dev.toolgate.audit.ToolCallListener;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.Approval;
+import dev.toolgate.gate.Approvers;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.EngineContext;
@@ -18,6 +19,8 @@ import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.gate.ProposeApplyEngine;
+import dev.toolgate.gate.Retention;
+import dev.toolgate.gate.StandardEngine;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.Redactor;
 import dev.toolgate.policy.Mode;
@@ -519,7 +522,7 @@ public final class Toolgate implements AutoCloseable {
          */
         public Toolgate build() {
             GateSettings settings = new GateSettings(interactiveTtl, unattendedTtl, maxPendingPerSession, approverRule,
-                    executionTimeout, resultLimitBytes, maxArgumentBytes, redactor);
+                    executionTimeout, resultLimitBytes, maxArgumentBytes, redactor, false, Retention.defaults());
             Discovery discovery = new Discovery(classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader());
             ToolRegistry tools = registry != null ? registry
                     : discovered(discovery, ToolRegistry.class).orElseGet(() -> ToolRegistry.create(mapper));

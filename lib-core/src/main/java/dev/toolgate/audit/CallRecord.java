@@ -40,6 +40,9 @@ import java.util.Objects;
  * @param durationMillis how long the tool code ran, or null
  * @param appliedBy      who applied or approved the proposal, or null
  * @param appliedAt      when the proposal was claimed for apply, or null
+ * @param outcomeDueAt   for a claimed proposal: when its outcome is due (the claim's time plus the tool's
+ *                       execution timeout and a grace period); past it without an outcome, the call reads
+ *                       as {@link CallStatus#INTERRUPTED}; null otherwise
  * @param decidedBy      the operator who approved, rejected or edited it, or null
  * @param decisionReason why (an operator's reason, {@code policy}, {@code pending_limit}), or null
  * @param supersedes     the proposal this one replaced after an operator's edit, or null
@@ -70,6 +73,7 @@ public record CallRecord(
         Long durationMillis,
         PrincipalRef appliedBy,
         Instant appliedAt,
+        Instant outcomeDueAt,
         PrincipalRef decidedBy,
         String decisionReason,
         String supersedes,
@@ -134,6 +138,7 @@ public record CallRecord(
         private Long durationMillis;
         private PrincipalRef appliedBy;
         private Instant appliedAt;
+        private Instant outcomeDueAt;
         private PrincipalRef decidedBy;
         private String decisionReason;
         private String supersedes;
@@ -167,6 +172,7 @@ public record CallRecord(
             durationMillis = r.durationMillis;
             appliedBy = r.appliedBy;
             appliedAt = r.appliedAt;
+            outcomeDueAt = r.outcomeDueAt;
             decidedBy = r.decidedBy;
             decisionReason = r.decisionReason;
             supersedes = r.supersedes;
@@ -221,6 +227,8 @@ public record CallRecord(
         public Builder appliedBy(PrincipalRef v) { appliedBy = v; return this; }
         /** Sets {@link CallRecord#appliedAt()}. */
         public Builder appliedAt(Instant v) { appliedAt = v; return this; }
+        /** Sets {@link CallRecord#outcomeDueAt()}. */
+        public Builder outcomeDueAt(Instant v) { outcomeDueAt = v; return this; }
         /** Sets {@link CallRecord#decidedBy()}. */
         public Builder decidedBy(PrincipalRef v) { decidedBy = v; return this; }
         /** Sets {@link CallRecord#decisionReason()}. */
@@ -234,7 +242,7 @@ public record CallRecord(
         public CallRecord build() {
             return new CallRecord(id, toolName, effect, principal, tenantId, sessionId, automationId, transport, status,
                     mode, modeSource, argumentsHash, createdAt, summary, payloadJson, diffJson, tokenDigest, expiresAt,
-                    resultJson, error, completedAt, durationMillis, appliedBy, appliedAt, decidedBy, decisionReason,
+                    resultJson, error, completedAt, durationMillis, appliedBy, appliedAt, outcomeDueAt, decidedBy, decisionReason,
                     supersedes, supersededBy);
         }
     }

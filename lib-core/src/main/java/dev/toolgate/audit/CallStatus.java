@@ -9,11 +9,23 @@ public enum CallStatus {
     /** Dry-run passed; waiting for apply or an operator. The row holds the token digest and payload. */
     PROPOSED,
     /**
-     * A proposal was applied: claimed exactly once, then executed. Until its outcome is recorded
-     * ({@code completedAt} still null) it is running, or the instance stopped while it ran.
+     * Claimed for apply: exactly one caller (a token's holder, an operator, or policy) won the
+     * proposal, and its stored payload is executing. The outcome is due by
+     * {@link CallRecord#outcomeDueAt()}; it then becomes {@link #APPLIED} or {@link #FAILED}, or,
+     * if no outcome arrives in time, {@link #INTERRUPTED}.
      */
+    APPLYING,
+    /** A proposal was applied: claimed exactly once, executed, and its result recorded. */
     APPLIED,
-    /** Execution failed or timed out; the error is recorded, redacted. */
+    /**
+     * In doubt: a proposal was claimed and its execution began, but no outcome arrived by its
+     * {@linkplain CallRecord#outcomeDueAt() due time}, typically because the instance running it
+     * stopped (crashed, was killed, lost its database) while the tool ran. The mutation may or may not
+     * have happened. Toolgate never re-runs it; an operator checks the target system and resolves it
+     * as applied or not applied. An outcome that arrives late still replaces this status.
+     */
+    INTERRUPTED,
+    /** Execution failed or timed out (or an operator resolved an interrupted call as not applied); the error is recorded, redacted. */
     FAILED,
     /** The dry-run found the model's draft semantically invalid; feedback went back to the model. */
     INVALID,

@@ -16,10 +16,14 @@ import java.util.Objects;
  * @param resultLimitBytes    cap on a stored or returned result (10 KB); larger results are pruned structurally
  * @param maxArgumentBytes    cap on the JSON text of a call's arguments (256 KB)
  * @param redactor            what counts as a secret in results, diffs and error messages
+ * @param requireDistinctApprover separation of duties (false): when true, nobody decides on their own
+ *                            proposal: its proposer can neither apply its token nor approve or edit it in
+ *                            the inbox (policy auto-apply is unaffected)
+ * @param retention           how long stored rows are kept before the sweeper purges them
  */
 public record GateSettings(Duration interactiveTtl, Duration unattendedTtl, int maxPendingPerSession,
                            String approverRule, Duration executionTimeout, int resultLimitBytes, int maxArgumentBytes,
-                           Redactor redactor) {
+                           Redactor redactor, boolean requireDistinctApprover, Retention retention) {
 
     /** The rule operators need by default. */
     public static final String DEFAULT_APPROVER_RULE = "toolgate.approvals.manage";
@@ -40,12 +44,14 @@ public record GateSettings(Duration interactiveTtl, Duration unattendedTtl, int 
             throw new IllegalArgumentException("maxArgumentBytes must be at least 2, got " + maxArgumentBytes);
         }
         Objects.requireNonNull(redactor, "redactor");
+        Objects.requireNonNull(retention, "retention");
     }
 
     /** The defaults listed above. */
     public static GateSettings defaults() {
         return new GateSettings(Duration.ofMinutes(10), Duration.ofHours(24), 10, DEFAULT_APPROVER_RULE,
-                Duration.ofSeconds(30), JsonTruncator.DEFAULT_MAX_BYTES, 256 * 1024, Redactor.defaults());
+                Duration.ofSeconds(30), JsonTruncator.DEFAULT_MAX_BYTES, 256 * 1024, Redactor.defaults(), false,
+                Retention.defaults());
     }
 
     /** The TTL for a session kind. */

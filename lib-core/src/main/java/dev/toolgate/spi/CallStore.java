@@ -19,7 +19,12 @@ import java.util.Optional;
  * <p>A call is metered before any tool code runs ({@link #admit}) and written once, with its outcome,
  * before its result is released ({@link #record}); a proposal is written once, durably, before its
  * token exists ({@link #propose}); applying one is a single atomic claim ({@link #claim}) followed by
- * its outcome ({@link #complete}).
+ * its outcome ({@link #complete}). A claim whose outcome never arrives (the instance stopped while the
+ * tool ran) is found by {@link #interruptOverdue} and reads as {@link CallStatus#INTERRUPTED}: in
+ * doubt, never applied, never re-run.
+ *
+ * <p><b>Retention:</b> nothing is deleted except by {@link #purge} (finished calls, closed proposals,
+ * idle session and budget rows, in small batches) and {@link #endSession}.
  *
  * <p><b>Time:</b> every timestamp ({@code createdAt}, {@code expiresAt}, {@code appliedAt},
  * {@code completedAt}) and every expiry and budget-window check uses the store's own clock,
@@ -60,22 +65,47 @@ public interface CallStore {
     ProposeResult propose(CallRecord proposal, Duration ttl, int maxPendingPerSession);
 
     /**
-     * The single-use step: moves a proposal from {@code PROPOSED} to {@code APPLIED} only if it is still
-     * proposed and unexpired by the store's clock, records who applied it, and admits {@code charge},
-     * atomically. Of any number of concurrent claims of one proposal, across all instances sharing
-     * the store, exactly one returns {@link ClaimResult.Status#CLAIMED}.
+     * The single-use step: moves a proposal from {@code PROPOSED} to {@code APPLYING} only if it is
+     * still proposed and unexpired by the store's clock, records who applied it, when
+     * ({@code appliedAt}) and by when its outcome is due ({@code outcomeDueAt} = now plus
+     * {@link Claim#outcomeWithin()}), and admits {@code charge}, atomically. Of any number of
+     * concurrent claims of one proposal, across all instances sharing the store, exactly one returns
+     * {@link ClaimResult.Status#CLAIMED}. The claim is durable before it returns: a claim lost in a
+     * crash could let a mutation run twice.
      *
      * @throws BudgetExceededException if the applier is over budget; nothing changes then
      */
     ClaimResult claim(String id, Claim claim, BudgetCharge charge);
 
     /**
-     * Records the outcome of an applied proposal: a claimed ({@code APPLIED}, no outcome yet) call
-     * becomes {@code APPLIED} with its result or {@code FAILED}. Sets {@code completedAt}.
+     * Records the outcome of a claimed proposal: an {@code APPLYING} call becomes {@code APPLIED} with
+     * its result or {@code FAILED} with its error, and {@code completedAt} is set. An outcome that
+     * arrives after the call was marked {@code INTERRUPTED} still replaces that status (the outcome is
+     * the truth; in doubt was a guess), unless an operator resolved it in the meantime.
      *
-     * @return false if the call was not a claimed proposal awaiting its outcome
+     * @return false if the call was neither applying nor interrupted; nothing changes then
      */
     boolean complete(String id, Completion completion);
+
+    /**
+     * Marks claimed calls whose outcome is overdue ({@code APPLYING} with {@code outcomeDueAt} at or
+     * before now) as {@code INTERRUPTED}, setting {@code completedAt} to now, at most {@code limit} of
+     * them. Never runs anything. Safe on every instance at once: each call is marked by exactly one
+     * caller.
+     *
+     * @return the records this call marked, as they are now
+     */
+    List<CallRecord> interruptOverdue(int limit);
+
+    /**
+     * An operator's resolution of an {@code INTERRUPTED} call after checking the target system:
+     * {@code APPLIED} (the mutation happened) or {@code FAILED} (it did not). Sets
+     * {@code completedAt} to now and keeps the resolution's note, with who resolved it, in
+     * {@code error}.
+     *
+     * @return false if the call was not interrupted (already resolved, or a late outcome arrived)
+     */
+    boolean resolve(String id, Resolution resolution);
 
     /**
      * Closes a pending (proposed and unexpired) proposal as {@code REJECTED} or {@code SUPERSEDED}.
@@ -100,6 +130,51 @@ public interface CallStore {
      * @return how many proposals this call expired
      */
     int expireDue();
+
+    /**
+     * Deletes at most {@code limit} rows of one kind whose time is before {@code before}, oldest
+     * first; see {@link Purge} for what each kind deletes and which time counts. Never deletes a
+     * pending proposal or a call still applying. Safe on every instance at once, and against concurrent calls: a budget row that admits a call
+     * while it is being purged is kept.
+     *
+     * @return how many rows this call deleted (fewer than {@code limit} means none are left)
+     */
+    int purge(Purge kind, Instant before, int limit);
+
+    /**
+     * Removes the session's bookkeeping (the lock row behind its pending cap) when the host's session
+     * ends, if it has no pending proposal; otherwise leaves it for {@link #purge} once the session is
+     * idle. Pending proposals stay decidable in the inbox either way.
+     *
+     * @return true if the session's row was removed
+     */
+    boolean endSession(String sessionId);
+
+    /** What {@link #purge} deletes. */
+    enum Purge {
+        /**
+         * Finished calls ({@code executed}, {@code failed}, {@code invalid}, {@code denied},
+         * {@code applied}, {@code interrupted}) whose {@code completedAt} is before the cutoff: the
+         * audit trail of what ran or was refused.
+         */
+        FINISHED_CALLS,
+        /**
+         * Proposals that closed without running ({@code rejected}, {@code expired},
+         * {@code superseded}) whose {@code completedAt} is before the cutoff.
+         */
+        CLOSED_PROPOSALS,
+        /**
+         * Session rows of sessions with no pending proposal and no proposal created at or after the
+         * cutoff.
+         */
+        IDLE_SESSIONS,
+        /**
+         * Budget rows of principals whose newest admission is before the cutoff. Only safe with a
+         * cutoff older than the longest budget window: a younger cutoff forgets admissions still
+         * inside a window.
+         */
+        IDLE_BUDGETS
+    }
 
     /**
      * The outcome of an applied proposal.
@@ -136,16 +211,46 @@ public interface CallStore {
     }
 
     /**
-     * Who claims a proposal.
+     * Who claims a proposal, and how long its execution may take.
      *
      * @param appliedBy      the principal applying (and whose budget is charged)
      * @param decidedBy      the operator approving from the inbox, or null for a token apply
      * @param decisionReason the operator's reason, or null
+     * @param outcomeWithin  how long after the claim its outcome is due: the tool's execution timeout
+     *                       plus a grace period; positive
      */
-    record Claim(PrincipalRef appliedBy, PrincipalRef decidedBy, String decisionReason) {
+    record Claim(PrincipalRef appliedBy, PrincipalRef decidedBy, String decisionReason, Duration outcomeWithin) {
         /** Checks the components; see the class description for what each must hold. */
         public Claim {
             Objects.requireNonNull(appliedBy, "appliedBy");
+            Objects.requireNonNull(outcomeWithin, "outcomeWithin");
+            if (outcomeWithin.isNegative() || outcomeWithin.isZero()) {
+                throw new IllegalArgumentException("outcomeWithin must be positive, got " + outcomeWithin);
+            }
+        }
+    }
+
+    /**
+     * An operator's resolution of an interrupted call.
+     *
+     * @param outcome    {@code APPLIED} (the mutation happened) or {@code FAILED} (it did not)
+     * @param resolvedBy the operator
+     * @param note       what the operator found, or null
+     */
+    record Resolution(CallStatus outcome, PrincipalRef resolvedBy, String note) {
+        /** Checks the components; see the class description for what each must hold. */
+        public Resolution {
+            Objects.requireNonNull(outcome, "outcome");
+            Objects.requireNonNull(resolvedBy, "resolvedBy");
+            if (outcome != CallStatus.APPLIED && outcome != CallStatus.FAILED) {
+                throw new IllegalArgumentException("an interrupted call resolves as applied or failed, not " + outcome);
+            }
+        }
+
+        /** The text kept in the record's {@code error}: who resolved it, how, and the note. */
+        public String describe() {
+            return "interrupted; resolved by " + resolvedBy + " as " + (outcome == CallStatus.APPLIED ? "applied" : "not applied")
+                    + (note == null || note.isBlank() ? "" : ": " + note);
         }
     }
 
@@ -162,7 +267,7 @@ public interface CallStore {
             CLAIMED,
             /** The proposal exists but its expiry passed. */
             EXPIRED,
-            /** The proposal is no longer proposed (applied, rejected, superseded, ...). */
+            /** The proposal is no longer proposed (applying, applied, rejected, superseded, ...). */
             NOT_PENDING,
             /** No such record. */
             NOT_FOUND

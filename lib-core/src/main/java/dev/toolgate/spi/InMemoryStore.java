@@ -27,8 +27,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * Stores everything in this process's memory. Exact under concurrency within one JVM (the budget never
  * admits more than its cap in any window; a proposal is claimed once), but <b>single-process
  * only</b>: several instances of a host each using their own in-memory store would each admit the
- * full budget and could not apply each other's tokens. Records are kept until the store is
- * discarded. Use it for tests, demos and single-instance hosts; use {@code toolgate-jdbc} otherwise.
+ * full budget and could not apply each other's tokens. Records are kept until they are
+ * {@linkplain CallStore#purge purged} (the gate's retention does this) or the store is discarded. Use
+ * it for tests, demos and single-instance hosts; use {@code toolgate-jdbc} otherwise.
  *
  * <p>Time comes from the {@link Clock} given at construction (the system clock by default).
  */
@@ -68,9 +69,14 @@ public final class InMemoryStore implements ToolgateStore {
         return "InMemoryStore";
     }
 
-    /** Admission timestamps of one principal, guarded by its own monitor. */
+    /**
+     * Admission timestamps of one principal, guarded by its own monitor. A purged ledger is
+     * {@linkplain #retired retired} under that monitor, so an admission that found it before it left the
+     * map starts over on its successor instead of writing into a ledger nobody reads.
+     */
     private static final class Ledger {
         private final Deque<Instant> admitted = new ArrayDeque<>();
+        private boolean retired;
 
         /** Admits one call at {@code now} or throws; caller holds this ledger's monitor. */
         void admit(BudgetCharge charge, Instant now) {
@@ -85,14 +91,34 @@ public final class InMemoryStore implements ToolgateStore {
             }
             admitted.addLast(now);
         }
+
+        /** Caller holds the monitor. */
+        boolean idleBefore(Instant cutoff) {
+            return admitted.isEmpty() || admitted.peekLast().isBefore(cutoff);
+        }
+    }
+
+    /** A session's pending proposals (the pending cap) and when it last proposed; retired like a ledger. */
+    private static final class Session {
+        private final Set<String> pending = new java.util.HashSet<>();
+        private Instant lastProposedAt;
+        private boolean retired;
     }
 
     private static final class Calls implements CallStore {
 
+        private static final Set<CallStatus> FINISHED = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
+                CallStatus.DENIED, CallStatus.APPLIED, CallStatus.INTERRUPTED);
+        private static final Set<CallStatus> RECORDABLE = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
+                CallStatus.DENIED);
+        private static final Set<CallStatus> CLOSED = Set.of(CallStatus.REJECTED, CallStatus.EXPIRED, CallStatus.SUPERSEDED);
+
         private final Clock clock;
         private final Map<String, CallRecord> records = new ConcurrentHashMap<>();
         private final Map<String, Ledger> ledgers = new ConcurrentHashMap<>();
-        private final Map<String, Set<String>> proposedBySession = new ConcurrentHashMap<>();
+        private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+        /** Ids of claimed calls awaiting their outcome, for the interrupt sweep. */
+        private final Set<String> applying = ConcurrentHashMap.newKeySet();
         /** Newest first by creation time, then id, for queries. */
         private final ConcurrentSkipListMap<String, String> order = new ConcurrentSkipListMap<>();
 
@@ -107,19 +133,23 @@ public final class InMemoryStore implements ToolgateStore {
 
         @Override
         public Instant admit(BudgetCharge charge) {
-            Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
-            synchronized (ledger) {
-                // read the clock under the ledger's monitor so admissions enter the ledger in time order
-                Instant now = now();
-                ledger.admit(charge, now);
-                return now;
+            while (true) {
+                Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
+                synchronized (ledger) {
+                    if (ledger.retired) {
+                        continue;
+                    }
+                    // read the clock under the ledger's monitor so admissions enter the ledger in time order
+                    Instant now = now();
+                    ledger.admit(charge, now);
+                    return now;
+                }
             }
         }
 
         @Override
         public CallRecord record(CallRecord call) {
-            if (call.status() != CallStatus.EXECUTED && call.status() != CallStatus.FAILED
-                    && call.status() != CallStatus.INVALID && call.status() != CallStatus.DENIED) {
+            if (!RECORDABLE.contains(call.status())) {
                 throw new IllegalArgumentException("record takes a finished call, not " + call.status());
             }
             Instant now = now();
@@ -141,12 +171,51 @@ public final class InMemoryStore implements ToolgateStore {
             Instant now = now();
             boolean[] done = {false};
             records.computeIfPresent(id, (key, r) -> {
-                if (r.status() != CallStatus.APPLIED || r.completedAt() != null) {
+                if (r.status() != CallStatus.APPLYING && r.status() != CallStatus.INTERRUPTED) {
                     return r;
                 }
                 done[0] = true;
                 return r.toBuilder().status(completion.status()).resultJson(completion.resultJson())
                         .error(completion.error()).durationMillis(completion.durationMillis()).completedAt(now).build();
+            });
+            applying.remove(id);
+            return done[0];
+        }
+
+        @Override
+        public List<CallRecord> interruptOverdue(int limit) {
+            Instant now = now();
+            List<CallRecord> marked = new java.util.ArrayList<>();
+            for (String id : applying) {
+                if (marked.size() >= limit) {
+                    break;
+                }
+                CallRecord[] after = {null};
+                records.computeIfPresent(id, (key, r) -> {
+                    if (r.status() != CallStatus.APPLYING || r.outcomeDueAt().isAfter(now)) {
+                        return r;
+                    }
+                    after[0] = r.toBuilder().status(CallStatus.INTERRUPTED).completedAt(now).build();
+                    return after[0];
+                });
+                if (after[0] != null) {
+                    applying.remove(id);
+                    marked.add(after[0]);
+                }
+            }
+            return marked;
+        }
+
+        @Override
+        public boolean resolve(String id, Resolution resolution) {
+            Instant now = now();
+            boolean[] done = {false};
+            records.computeIfPresent(id, (key, r) -> {
+                if (r.status() != CallStatus.INTERRUPTED) {
+                    return r;
+                }
+                done[0] = true;
+                return r.toBuilder().status(resolution.outcome()).error(resolution.describe()).completedAt(now).build();
             });
             return done[0];
         }
@@ -156,25 +225,29 @@ public final class InMemoryStore implements ToolgateStore {
             if (proposal.status() != CallStatus.PROPOSED || proposal.tokenDigest() == null || proposal.payloadJson() == null) {
                 throw new IllegalArgumentException("propose takes a PROPOSED record with its payload and token digest");
             }
-            String session = proposal.sessionId();
-            Set<String> sessionProposals = session == null ? null
-                    : proposedBySession.computeIfAbsent(session, k -> ConcurrentHashMap.newKeySet());
-            Object lock = sessionProposals == null ? new Object() : sessionProposals;
-            synchronized (lock) {
-                Instant now = now();
-                if (sessionProposals != null) {
-                    forgetClosed(sessionProposals, now);
-                    if (sessionProposals.size() >= maxPendingPerSession) {
-                        return new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null);
+            String sessionId = proposal.sessionId();
+            while (true) {
+                Session session = sessionId == null ? null : sessions.computeIfAbsent(sessionId, k -> new Session());
+                synchronized (session == null ? new Object() : session) {
+                    if (session != null && session.retired) {
+                        continue;
                     }
+                    Instant now = now();
+                    if (session != null) {
+                        forgetClosed(session, now);
+                        if (session.pending.size() >= maxPendingPerSession) {
+                            return new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null);
+                        }
+                    }
+                    CallRecord stored = proposal.toBuilder().createdAt(proposal.createdAt() == null ? now : proposal.createdAt())
+                            .expiresAt(now.plus(ttl)).build();
+                    insert(stored);
+                    if (session != null) {
+                        session.pending.add(stored.id());
+                        session.lastProposedAt = stored.createdAt();
+                    }
+                    return new ProposeResult(ProposeResult.Status.PROPOSED, stored);
                 }
-                CallRecord stored = proposal.toBuilder().createdAt(proposal.createdAt() == null ? now : proposal.createdAt())
-                        .expiresAt(now.plus(ttl)).build();
-                insert(stored);
-                if (sessionProposals != null) {
-                    sessionProposals.add(stored.id());
-                }
-                return new ProposeResult(ProposeResult.Status.PROPOSED, stored);
             }
         }
 
@@ -186,9 +259,13 @@ public final class InMemoryStore implements ToolgateStore {
             if (charge == null) {
                 return claimRecord(id, claim, null);
             }
-            Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
-            synchronized (ledger) {
-                return claimRecord(id, claim, c -> ledger.admit(charge, c));
+            while (true) {
+                Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
+                synchronized (ledger) {
+                    if (!ledger.retired) {
+                        return claimRecord(id, claim, at -> ledger.admit(charge, at));
+                    }
+                }
             }
         }
 
@@ -208,9 +285,13 @@ public final class InMemoryStore implements ToolgateStore {
                     admit.accept(now); // throws when over budget: the record stays unchanged
                 }
                 status[0] = ClaimResult.Status.CLAIMED;
-                return r.toBuilder().status(CallStatus.APPLIED).appliedBy(claim.appliedBy()).appliedAt(now)
+                return r.toBuilder().status(CallStatus.APPLYING).appliedBy(claim.appliedBy()).appliedAt(now)
+                        .outcomeDueAt(now.plus(claim.outcomeWithin()))
                         .decidedBy(claim.decidedBy()).decisionReason(claim.decisionReason()).build();
             });
+            if (status[0] == ClaimResult.Status.CLAIMED) {
+                applying.add(id);
+            }
             return new ClaimResult(status[0], after);
         }
 
@@ -242,17 +323,19 @@ public final class InMemoryStore implements ToolgateStore {
 
         @Override
         public int countPending(String sessionId) {
-            Set<String> ids = proposedBySession.get(sessionId);
-            if (ids == null) {
+            Session session = sessions.get(sessionId);
+            if (session == null) {
                 return 0;
             }
-            forgetClosed(ids, now());
-            return ids.size();
+            synchronized (session) {
+                forgetClosed(session, now());
+                return session.pending.size();
+            }
         }
 
-        /** Drops proposals that are no longer pending from a session's set, so it stays small. */
-        private void forgetClosed(Set<String> ids, Instant now) {
-            ids.removeIf(id -> {
+        /** Drops proposals that are no longer pending from a session's set, so it stays small; caller holds its monitor. */
+        private void forgetClosed(Session session, Instant now) {
+            session.pending.removeIf(id -> {
                 CallRecord r = records.get(id);
                 return r == null || !r.pendingAt(now);
             });
@@ -276,6 +359,91 @@ public final class InMemoryStore implements ToolgateStore {
                 }
             }
             return expired;
+        }
+
+        @Override
+        public int purge(Purge kind, Instant before, int limit) {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(before, "before");
+            if (limit < 1) {
+                throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+            }
+            return switch (kind) {
+                case FINISHED_CALLS -> purgeCalls(FINISHED, before, limit);
+                case CLOSED_PROPOSALS -> purgeCalls(CLOSED, before, limit);
+                case IDLE_SESSIONS -> purgeSessions(before, limit);
+                case IDLE_BUDGETS -> purgeLedgers(before, limit);
+            };
+        }
+
+        private int purgeCalls(Set<CallStatus> statuses, Instant before, int limit) {
+            List<CallRecord> due = records.values().stream()
+                    .filter(r -> statuses.contains(r.status()) && r.completedAt() != null && r.completedAt().isBefore(before))
+                    .sorted(Comparator.comparing(CallRecord::completedAt))
+                    .limit(limit)
+                    .toList();
+            int purged = 0;
+            for (CallRecord r : due) {
+                if (records.remove(r.id(), r)) { // unchanged since read: a late outcome keeps its row
+                    order.remove(orderKey(r));
+                    purged++;
+                }
+            }
+            return purged;
+        }
+
+        private int purgeSessions(Instant before, int limit) {
+            Instant now = now();
+            int purged = 0;
+            for (Map.Entry<String, Session> entry : sessions.entrySet()) {
+                if (purged >= limit) {
+                    break;
+                }
+                Session session = entry.getValue();
+                synchronized (session) {
+                    forgetClosed(session, now);
+                    if (session.pending.isEmpty() && (session.lastProposedAt == null || session.lastProposedAt.isBefore(before))) {
+                        session.retired = true;
+                        sessions.remove(entry.getKey(), session);
+                        purged++;
+                    }
+                }
+            }
+            return purged;
+        }
+
+        private int purgeLedgers(Instant before, int limit) {
+            int purged = 0;
+            for (Map.Entry<String, Ledger> entry : ledgers.entrySet()) {
+                if (purged >= limit) {
+                    break;
+                }
+                Ledger ledger = entry.getValue();
+                synchronized (ledger) {
+                    if (ledger.idleBefore(before)) {
+                        ledger.retired = true;
+                        ledgers.remove(entry.getKey(), ledger);
+                        purged++;
+                    }
+                }
+            }
+            return purged;
+        }
+
+        @Override
+        public boolean endSession(String sessionId) {
+            Session session = sessionId == null ? null : sessions.get(sessionId);
+            if (session == null) {
+                return false;
+            }
+            synchronized (session) {
+                forgetClosed(session, now());
+                if (!session.pending.isEmpty() || session.retired) {
+                    return false;
+                }
+                session.retired = true;
+                return sessions.remove(sessionId, session);
+            }
         }
 
         /** Sorts newest first: inverted epoch nanos, then id. */

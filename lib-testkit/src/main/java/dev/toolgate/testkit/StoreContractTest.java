@@ -44,6 +44,7 @@ public abstract class StoreContractTest {
     private static final PrincipalRef ANN = new PrincipalRef(PrincipalKind.USER, "ann");
     private static final PrincipalRef OPS = new PrincipalRef(PrincipalKind.USER, "ops");
     private static final Duration TTL = Duration.ofMinutes(10);
+    private static final Duration OUTCOME_WITHIN = Duration.ofSeconds(40);
 
     protected MutableClock clock;
     protected ToolgateStore store;
@@ -101,6 +102,10 @@ public abstract class StoreContractTest {
         ProposeResult result = calls.propose(proposal(session), TTL, 100);
         assertThat(result.status()).isEqualTo(ProposeResult.Status.PROPOSED);
         return result.record();
+    }
+
+    private static Claim claimBy(PrincipalRef principal) {
+        return new Claim(principal, null, null, OUTCOME_WITHIN);
     }
 
     private static BudgetCharge charge(String principal, int cap) {
@@ -216,14 +221,15 @@ public abstract class StoreContractTest {
     @Test
     void ofManyConcurrentClaimsExactlyOneWins() throws Exception {
         CallRecord proposal = proposed("s1");
-        List<ClaimResult.Status> results = Together.run(32, t -> calls.claim(proposal.id(), new Claim(ANN, null, null), null).status());
+        List<ClaimResult.Status> results = Together.run(32, t -> calls.claim(proposal.id(), claimBy(ANN), null).status());
 
         assertThat(results).filteredOn(s -> s == ClaimResult.Status.CLAIMED).hasSize(1);
         assertThat(results).filteredOn(s -> s == ClaimResult.Status.NOT_PENDING).hasSize(31);
         CallRecord claimed = calls.find(proposal.id()).orElseThrow();
-        assertThat(claimed.status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(claimed.status()).isEqualTo(CallStatus.APPLYING);
         assertThat(claimed.appliedBy()).isEqualTo(ANN);
         assertThat(claimed.appliedAt()).isEqualTo(clock.instant());
+        assertThat(claimed.outcomeDueAt()).isEqualTo(clock.instant().plus(OUTCOME_WITHIN));
         assertThat(claimed.completedAt()).isNull();
         assertThat(calls.countPending("s1")).isZero();
     }
@@ -231,7 +237,8 @@ public abstract class StoreContractTest {
     @Test
     void aClaimRecordsTheOperatorsDecisionAndTheApplyOutcomeCompletesIt() {
         CallRecord proposal = proposed("s1");
-        ClaimResult claim = calls.claim(proposal.id(), new Claim(OPS, OPS, "checked"), null);
+        ClaimResult claim = calls.claim(proposal.id(), new Claim(OPS, OPS, "checked", OUTCOME_WITHIN), null);
+        assertThat(claim.record().status()).isEqualTo(CallStatus.APPLYING);
         assertThat(claim.record().decidedBy()).isEqualTo(OPS);
         assertThat(claim.record().decisionReason()).isEqualTo("checked");
 
@@ -246,7 +253,7 @@ public abstract class StoreContractTest {
         assertThat(calls.complete(unclaimed.id(), new Completion(CallStatus.APPLIED, null, null, 1L))).as("not claimed").isFalse();
         assertThat(calls.complete(UUID.randomUUID().toString(), new Completion(CallStatus.FAILED, null, "x", 1L))).isFalse();
         CallRecord failing = proposed("s1");
-        calls.claim(failing.id(), new Claim(ANN, null, null), null);
+        calls.claim(failing.id(), claimBy(ANN), null);
         assertThat(calls.complete(failing.id(), new Completion(CallStatus.FAILED, null, "boom", 2L))).isTrue();
         assertThat(calls.find(failing.id()).orElseThrow().error()).isEqualTo("boom");
     }
@@ -254,16 +261,16 @@ public abstract class StoreContractTest {
     @Test
     void aClaimExplainsWhyItLost() {
         CallRecord proposal = proposed("s1");
-        assertThat(calls.claim(UUID.randomUUID().toString(), new Claim(ANN, null, null), null).status())
+        assertThat(calls.claim(UUID.randomUUID().toString(), claimBy(ANN), null).status())
                 .isEqualTo(ClaimResult.Status.NOT_FOUND);
         clock.advance(TTL);
-        ClaimResult expired = calls.claim(proposal.id(), new Claim(ANN, null, null), null);
+        ClaimResult expired = calls.claim(proposal.id(), claimBy(ANN), null);
         assertThat(expired.status()).isEqualTo(ClaimResult.Status.EXPIRED);
         assertThat(expired.record().status()).isEqualTo(CallStatus.PROPOSED);
 
         CallRecord fresh = proposed("s1");
-        calls.claim(fresh.id(), new Claim(ANN, null, null), null);
-        assertThat(calls.claim(fresh.id(), new Claim(ANN, null, null), null).status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
+        calls.claim(fresh.id(), claimBy(ANN), null);
+        assertThat(calls.claim(fresh.id(), claimBy(ANN), null).status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
     }
 
     @Test
@@ -271,17 +278,17 @@ public abstract class StoreContractTest {
         CallRecord proposal = proposed("s1");
         calls.admit(charge("ann", 1));
 
-        assertThatThrownBy(() -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 1)))
+        assertThatThrownBy(() -> calls.claim(proposal.id(), claimBy(ANN), charge("ann", 1)))
                 .isInstanceOf(BudgetExceededException.class);
         assertThat(calls.find(proposal.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
-        assertThat(calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 2)).status())
+        assertThat(calls.claim(proposal.id(), claimBy(ANN), charge("ann", 2)).status())
                 .isEqualTo(ClaimResult.Status.CLAIMED);
     }
 
     @Test
     void aLosingClaimDoesNotSpendTheBudget() throws Exception {
         CallRecord proposal = proposed("s1");
-        Together.run(8, t -> calls.claim(proposal.id(), new Claim(ANN, null, null), charge("ann", 2)).status());
+        Together.run(8, t -> calls.claim(proposal.id(), claimBy(ANN), charge("ann", 2)).status());
         calls.admit(charge("ann", 2));
         assertThatThrownBy(() -> calls.admit(charge("ann", 2))).isInstanceOf(BudgetExceededException.class);
     }
@@ -297,7 +304,7 @@ public abstract class StoreContractTest {
         assertThat(rejected.status()).isEqualTo(CallStatus.REJECTED);
         assertThat(rejected.decidedBy()).isEqualTo(OPS);
         assertThat(rejected.decisionReason()).isEqualTo("no");
-        assertThat(calls.claim(proposal.id(), new Claim(ANN, null, null), null).status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
+        assertThat(calls.claim(proposal.id(), claimBy(ANN), null).status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
 
         CallRecord edited = proposed("s1");
         assertThat(calls.close(edited.id(), new Closure(CallStatus.SUPERSEDED, OPS, "edited", "next-id"))).isTrue();
@@ -314,16 +321,220 @@ public abstract class StoreContractTest {
         clock.advance(Duration.ofMinutes(5));
         CallRecord notDue = proposed("s1");
         CallRecord applied = proposed("s1");
-        calls.claim(applied.id(), new Claim(ANN, null, null), null);
+        calls.claim(applied.id(), claimBy(ANN), null);
         clock.advance(Duration.ofMinutes(5));
 
         List<Integer> counts = Together.run(6, t -> calls.expireDue());
         assertThat(counts.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1);
         assertThat(calls.find(due.id()).orElseThrow().status()).isEqualTo(CallStatus.EXPIRED);
         assertThat(calls.find(notDue.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
-        assertThat(calls.find(applied.id()).orElseThrow().status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(calls.find(applied.id()).orElseThrow().status()).isEqualTo(CallStatus.APPLYING);
         assertThat(calls.expireDue()).isZero();
-        assertThat(calls.claim(due.id(), new Claim(ANN, null, null), null).status()).isEqualTo(ClaimResult.Status.EXPIRED);
+        assertThat(calls.claim(due.id(), claimBy(ANN), null).status()).isEqualTo(ClaimResult.Status.EXPIRED);
+    }
+
+    // ------------------------------------------------------------------------------ interrupted (in doubt)
+
+    @Test
+    void aClaimWithoutAnOutcomeIsInterruptedOnceDueAndNeverBefore() throws Exception {
+        CallRecord proposal = proposed("s1");
+        calls.claim(proposal.id(), claimBy(ANN), null);
+        CallRecord finished = proposed("s1");
+        calls.claim(finished.id(), claimBy(ANN), null);
+        calls.complete(finished.id(), new Completion(CallStatus.APPLIED, "1", null, 1L));
+        CallRecord pending = proposed("s1");
+
+        clock.advance(OUTCOME_WITHIN.minusMillis(1));
+        assertThat(calls.interruptOverdue(100)).as("not due yet").isEmpty();
+        clock.advance(Duration.ofMillis(1));
+
+        List<List<CallRecord>> marked = Together.run(6, t -> calls.interruptOverdue(100));
+        assertThat(marked.stream().mapToInt(List::size).sum()).as("each overdue call is marked by exactly one sweeper").isEqualTo(1);
+        CallRecord interrupted = marked.stream().flatMap(List::stream).findFirst().orElseThrow();
+        assertThat(interrupted.id()).isEqualTo(proposal.id());
+        assertThat(interrupted.status()).isEqualTo(CallStatus.INTERRUPTED);
+        assertThat(interrupted.appliedBy()).isEqualTo(ANN);
+        assertThat(interrupted.completedAt()).isEqualTo(clock.instant());
+        assertThat(calls.find(proposal.id())).contains(interrupted);
+        assertThat(calls.find(finished.id()).orElseThrow().status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(calls.find(pending.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(calls.query(CallQuery.latest(10).status(CallStatus.INTERRUPTED))).extracting(CallRecord::id)
+                .containsExactly(proposal.id());
+        assertThat(calls.claim(proposal.id(), claimBy(ANN), null).status()).as("never claimable again")
+                .isEqualTo(ClaimResult.Status.NOT_PENDING);
+    }
+
+    @Test
+    void interruptOverdueMarksAtMostTheLimit() {
+        for (int i = 0; i < 5; i++) {
+            calls.claim(proposed("s1").id(), claimBy(ANN), null);
+        }
+        clock.advance(OUTCOME_WITHIN);
+        assertThat(calls.interruptOverdue(2)).hasSize(2);
+        assertThat(calls.interruptOverdue(10)).hasSize(3);
+        assertThat(calls.interruptOverdue(10)).isEmpty();
+    }
+
+    @Test
+    void aLateOutcomeReplacesInterruptedButNotAnOperatorsResolution() {
+        CallRecord late = proposed("s1");
+        calls.claim(late.id(), claimBy(ANN), null);
+        CallRecord resolved = proposed("s1");
+        calls.claim(resolved.id(), claimBy(ANN), null);
+        clock.advance(OUTCOME_WITHIN);
+        assertThat(calls.interruptOverdue(10)).hasSize(2);
+
+        assertThat(calls.complete(late.id(), new Completion(CallStatus.APPLIED, "\"late\"", null, 50_000L))).isTrue();
+        CallRecord completed = calls.find(late.id()).orElseThrow();
+        assertThat(completed.status()).isEqualTo(CallStatus.APPLIED);
+        assertThat(completed.resultJson()).isEqualTo("\"late\"");
+
+        assertThat(calls.resolve(resolved.id(), new CallStore.Resolution(CallStatus.FAILED, OPS, "no row in the CRM"))).isTrue();
+        assertThat(calls.resolve(resolved.id(), new CallStore.Resolution(CallStatus.APPLIED, OPS, "again"))).isFalse();
+        assertThat(calls.complete(resolved.id(), new Completion(CallStatus.APPLIED, "1", null, 1L))).isFalse();
+        CallRecord after = calls.find(resolved.id()).orElseThrow();
+        assertThat(after.status()).isEqualTo(CallStatus.FAILED);
+        assertThat(after.error()).contains("user:ops").contains("not applied").contains("no row in the CRM");
+        assertThat(after.completedAt()).isEqualTo(clock.instant());
+        assertThat(calls.resolve(late.id(), new CallStore.Resolution(CallStatus.FAILED, OPS, null)))
+                .as("only an interrupted call resolves").isFalse();
+        assertThat(calls.resolve(UUID.randomUUID().toString(), new CallStore.Resolution(CallStatus.FAILED, OPS, null))).isFalse();
+    }
+
+    // ------------------------------------------------------------------------------ retention
+
+    @Test
+    void purgeDeletesFinishedCallsAndClosedProposalsByTheirCompletionTime() {
+        CallRecord oldRead = calls.record(executed("ann", "s1"));
+        CallRecord oldRejected = proposed("s1");
+        calls.close(oldRejected.id(), new Closure(CallStatus.REJECTED, OPS, "no", null));
+        CallRecord oldApplied = proposed("s1");
+        calls.claim(oldApplied.id(), claimBy(ANN), null);
+        calls.complete(oldApplied.id(), new Completion(CallStatus.APPLIED, "1", null, 1L));
+        CallRecord stillApplying = proposed("s1");
+        calls.claim(stillApplying.id(), claimBy(ANN), null);
+        CallRecord oldPending = calls.propose(proposal("s2"), Duration.ofDays(30), 100).record();
+        clock.advance(Duration.ofDays(1));
+        Instant cutoff = clock.instant();
+        CallRecord newRead = calls.record(executed("ann", "s1"));
+        CallRecord expiredNow = proposed("s1");
+        clock.advance(TTL);
+        calls.expireDue();
+
+        assertThat(calls.purge(CallStore.Purge.CLOSED_PROPOSALS, cutoff, 100)).isEqualTo(1);
+        assertThat(calls.find(oldRejected.id())).isEmpty();
+        assertThat(calls.find(expiredNow.id())).as("closed after the cutoff").isPresent();
+        assertThat(calls.find(oldRead.id())).as("a finished call is not a closed proposal").isPresent();
+
+        assertThat(calls.purge(CallStore.Purge.FINISHED_CALLS, cutoff, 100)).isEqualTo(2);
+        assertThat(calls.find(oldRead.id())).isEmpty();
+        assertThat(calls.find(oldApplied.id())).isEmpty();
+        assertThat(calls.find(newRead.id())).isPresent();
+        assertThat(calls.find(stillApplying.id())).as("never while applying").isPresent();
+        assertThat(calls.find(oldPending.id())).as("never while pending").isPresent();
+        assertThat(calls.query(CallQuery.latest(100))).extracting(CallRecord::id)
+                .containsExactlyInAnyOrder(newRead.id(), expiredNow.id(), stillApplying.id(), oldPending.id());
+        assertThat(calls.purge(CallStore.Purge.FINISHED_CALLS, cutoff, 100)).isZero();
+    }
+
+    @Test
+    void purgeWorksInBatchesOldestFirst() {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            ids.add(calls.record(executed("ann", "s1")).id());
+            clock.advance(Duration.ofMillis(1));
+        }
+        Instant cutoff = clock.instant();
+        assertThat(calls.purge(CallStore.Purge.FINISHED_CALLS, cutoff, 3)).isEqualTo(3);
+        assertThat(ids.subList(0, 3)).allSatisfy(id -> assertThat(calls.find(id)).isEmpty());
+        assertThat(ids.subList(3, 7)).allSatisfy(id -> assertThat(calls.find(id)).isPresent());
+        assertThat(calls.purge(CallStore.Purge.FINISHED_CALLS, cutoff, 3)).isEqualTo(3);
+        assertThat(calls.purge(CallStore.Purge.FINISHED_CALLS, cutoff, 3)).isEqualTo(1);
+        assertThat(calls.purge(CallStore.Purge.FINISHED_CALLS, cutoff, 3)).isZero();
+    }
+
+    @Test
+    void idleSessionsArePurgedAndTheirCapStillHoldsAfterwards() throws Exception {
+        CallRecord closed = proposed("idle");
+        calls.close(closed.id(), new Closure(CallStatus.REJECTED, OPS, null, null));
+        calls.propose(proposal("busy"), Duration.ofDays(30), 100);
+        clock.advance(Duration.ofDays(2));
+        CallRecord recentClosed = calls.find(proposed("recent").id()).orElseThrow();
+        calls.close(recentClosed.id(), new Closure(CallStatus.REJECTED, OPS, null, null));
+
+        assertThat(calls.purge(CallStore.Purge.IDLE_SESSIONS, clock.instant().minus(Duration.ofDays(1)), 100))
+                .as("only the idle session: 'busy' has a pending proposal, 'recent' proposed after the cutoff")
+                .isEqualTo(1);
+        assertThat(calls.purge(CallStore.Purge.IDLE_SESSIONS, clock.instant().minus(Duration.ofDays(1)), 100)).isZero();
+        assertThat(calls.countPending("busy")).isEqualTo(1);
+
+        // a purged session's cap is exact again from its first new proposal
+        List<ProposeResult.Status> results = Together.run(12, t -> calls.propose(proposal("idle"), TTL, 3).status());
+        assertThat(results).filteredOn(st -> st == ProposeResult.Status.PROPOSED).hasSize(3);
+        assertThat(calls.countPending("idle")).isEqualTo(3);
+    }
+
+    @Test
+    void aSessionThatEndsLosesItsRowOnlyWhenNothingIsPending() {
+        CallRecord pending = proposed("chat-1");
+        assertThat(calls.endSession("chat-1")).as("a pending proposal keeps it").isFalse();
+        assertThat(calls.countPending("chat-1")).isEqualTo(1);
+        calls.close(pending.id(), new Closure(CallStatus.REJECTED, OPS, null, null));
+        assertThat(calls.endSession("chat-1")).isTrue();
+        assertThat(calls.endSession("chat-1")).isFalse();
+        assertThat(calls.endSession("never-seen")).isFalse();
+        assertThat(calls.find(pending.id())).as("the audit trail stays").isPresent();
+        assertThat(calls.propose(proposal("chat-1"), TTL, 1).status()).isEqualTo(ProposeResult.Status.PROPOSED);
+        assertThat(calls.propose(proposal("chat-1"), TTL, 1).status()).isEqualTo(ProposeResult.Status.PENDING_LIMIT);
+    }
+
+    @Test
+    void idleBudgetRowsArePurgedAndActiveOnesKept() {
+        calls.admit(charge("idle", 2));
+        clock.advance(Duration.ofDays(2));
+        calls.admit(charge("active", 2));
+        Instant cutoff = clock.instant().minus(Duration.ofDays(1));
+
+        assertThat(calls.purge(CallStore.Purge.IDLE_BUDGETS, cutoff, 100)).isEqualTo(1);
+        assertThat(calls.purge(CallStore.Purge.IDLE_BUDGETS, cutoff, 100)).isZero();
+        calls.admit(charge("active", 2));
+        assertThatThrownBy(() -> calls.admit(charge("active", 2))).as("the active principal's window survived")
+                .isInstanceOf(BudgetExceededException.class);
+        calls.admit(charge("idle", 2));
+        calls.admit(charge("idle", 2));
+    }
+
+    @Test
+    void aBudgetRowThatAdmitsWhileItIsPurgedKeepsItsAdmission() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            String principal = "racer" + round;
+            calls.admit(charge(principal, 1));
+            clock.advance(Duration.ofHours(2));
+            Instant cutoff = clock.instant().minus(Duration.ofHours(1));
+            List<Boolean> admitted = Together.run(9, t -> {
+                if (t == 0) {
+                    calls.purge(CallStore.Purge.IDLE_BUDGETS, cutoff, 100);
+                    return false;
+                }
+                try {
+                    calls.admit(charge(principal, 1));
+                    return true;
+                } catch (BudgetExceededException e) {
+                    return false;
+                }
+            });
+            assertThat(admitted).as("round %d: a purge racing admissions never lets a second call into the window", round)
+                    .filteredOn(Boolean::booleanValue).hasSize(1);
+            assertThatThrownBy(() -> calls.admit(charge(principal, 1))).isInstanceOf(BudgetExceededException.class);
+        }
+    }
+
+    @Test
+    void purgeRejectsNonsense() {
+        assertThatThrownBy(() -> calls.purge(CallStore.Purge.FINISHED_CALLS, clock.instant(), 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> calls.purge(null, clock.instant(), 10)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> calls.purge(CallStore.Purge.FINISHED_CALLS, null, 10)).isInstanceOf(NullPointerException.class);
     }
 
     // ------------------------------------------------------------------------------ queries

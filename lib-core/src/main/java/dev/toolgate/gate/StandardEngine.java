@@ -1,4 +1,4 @@
-package dev.toolgate;
+package dev.toolgate.gate;
 
 import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Principal;
@@ -83,9 +83,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * one store write that records the call with its outcome (or the proposal), before anything is
  * returned. Applying is one atomic claim, the execution of the stored payload, and its outcome.
  */
-final class StandardEngine implements ProposeApplyEngine {
+public final class StandardEngine implements ProposeApplyEngine {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Toolgate.class);
+    private static final Logger LOG = LoggerFactory.getLogger(StandardEngine.class);
     /** Who records first-seen schema baselines. */
     static final PrincipalRef SYSTEM = new PrincipalRef(PrincipalKind.SERVICE, "toolgate");
     private static final int MAX_INBOX = 1_000;
@@ -102,7 +102,7 @@ final class StandardEngine implements ProposeApplyEngine {
     private final SecureRandom random = new SecureRandom();
     private final Approvers approvers;
 
-    StandardEngine(EngineContext context) {
+    public StandardEngine(EngineContext context) {
         this.registry = context.registry();
         this.resolver = context.resolver();
         this.budget = context.budget();
@@ -252,7 +252,7 @@ final class StandardEngine implements ProposeApplyEngine {
     private Applied applyAutomatically(CallContext context, Prepared call, Proposal proposal, long start) {
         String reason = call.mode().mode() == Mode.ALLOW ? "allow_policy" : "auto_mode";
         // the call was admitted when it was proposed: applying it in the same step is not charged again
-        ClaimResult claim = calls.claim(proposal.callId(), new Claim(PrincipalRef.of(context.principal()), null, reason), null);
+        ClaimResult claim = calls.claim(proposal.callId(), new Claim(PrincipalRef.of(context.principal()), null, reason, outcomeWithin(call.tool())), null);
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw new IllegalStateException("a proposal just made could not be claimed: " + claim.status());
         }
@@ -267,7 +267,7 @@ final class StandardEngine implements ProposeApplyEngine {
         Checked checked = checkToken(context, token);
         CallRecord record = checked.record();
         JsonNode payload = storedPayload(record, checked.tool());
-        ClaimResult claim = calls.claim(record.id(), new Claim(PrincipalRef.of(context.principal()), null, null),
+        ClaimResult claim = calls.claim(record.id(), new Claim(PrincipalRef.of(context.principal()), null, null, outcomeWithin(checked.tool())),
                 charge(context.principal()));
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
@@ -307,7 +307,7 @@ final class StandardEngine implements ProposeApplyEngine {
                 }
             }
             case EXPIRED -> throw expired(record);
-            case APPLIED, FAILED -> throw new TokenAlreadyUsedException("Proposal " + record.id() + " was already applied"
+            case APPLYING, APPLIED, FAILED, INTERRUPTED -> throw new TokenAlreadyUsedException("Proposal " + record.id() + " was already applied"
                     + (record.appliedBy() == null ? "" : " by " + record.appliedBy()) + "; a token works once");
             case REJECTED -> throw new ProposalClosedException("Proposal " + record.id() + " was rejected by an operator"
                     + (record.decisionReason() == null ? "" : ": " + record.decisionReason()));
@@ -383,7 +383,7 @@ final class StandardEngine implements ProposeApplyEngine {
         authorize(approver.principal(), tool);
         JsonNode payload = storedPayload(record, tool);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
-        ClaimResult claim = calls.claim(record.id(), new Claim(actor, actor, approval.reason()), charge(approver.principal()));
+        ClaimResult claim = calls.claim(record.id(), new Claim(actor, actor, approval.reason(), outcomeWithin(tool)), charge(approver.principal()));
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             return claim.record() == null ? notPending(record) : notPending(claim.record());
         }
@@ -598,6 +598,10 @@ final class StandardEngine implements ProposeApplyEngine {
     private static ToolContext toolContext(CallRecord record, Principal executor, String transport) {
         return new ToolContext(record.id(), executor, record.tenantId(), record.sessionId(), record.automationId(),
                 transport, ToolContext.Phase.EXECUTE);
+    }
+
+    private Duration outcomeWithin(RegisteredTool tool) {
+        return timeout(tool).plus(Duration.ofSeconds(30));
     }
 
     private Duration timeout(RegisteredTool tool) {

@@ -1,4 +1,4 @@
-package dev.toolgate;
+package dev.toolgate.gate;
 
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.JsonTruncator;

@@ -1,4 +1,4 @@
-package dev.toolgate;
+package dev.toolgate.gate;
 
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 /** Tells listeners about outcomes; a failing listener is logged and never breaks a call. */
 final class Events {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Toolgate.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Events.class);
 
     private final List<ToolCallListener> listeners;
 

@@ -1,4 +1,4 @@
-package dev.toolgate;
+package dev.toolgate.gate;
 
 import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Guarded;
@@ -10,12 +10,12 @@ import java.util.Objects;
 import java.util.Set;
 
 /** Who may act as an operator: whoever the resolver allows the approver rule. */
-final class Approvers implements Guarded {
+public final class Approvers implements Guarded {
 
     private final Resolver resolver;
     private final Set<String> rules;
 
-    Approvers(Resolver resolver, String approverRule) {
+    public Approvers(Resolver resolver, String approverRule) {
         this.resolver = resolver;
         this.rules = Set.of(approverRule);
     }
@@ -35,7 +35,7 @@ final class Approvers implements Guarded {
     }
 
     /** Throws {@link ForbiddenException} naming the approver rule unless the principal holds it. */
-    void require(CallContext context) {
+    public void require(CallContext context) {
         Objects.requireNonNull(context, "context");
         AccessDecision decision = resolver.decide(context.principal(), this);
         if (!decision.allowed()) {

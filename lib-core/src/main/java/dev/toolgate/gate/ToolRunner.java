@@ -1,4 +1,4 @@
-package dev.toolgate;
+package dev.toolgate.gate;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
