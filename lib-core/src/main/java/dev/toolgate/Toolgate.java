@@ -1,51 +1,37 @@
 package dev.toolgate;
 
 import dev.toolgate.access.Principal;
-import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.access.Resolver;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
-import dev.toolgate.audit.ToolCallListener;
-import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.Approvers;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.EngineContext;
 import dev.toolgate.gate.GateSettings;
 import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.gate.ProposeApplyEngine;
+import dev.toolgate.gate.PurgeResult;
 import dev.toolgate.gate.Retention;
-import dev.toolgate.gate.StandardEngine;
+import dev.toolgate.gate.SweepResult;
 import dev.toolgate.json.Json;
-import dev.toolgate.json.Redactor;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.ModeCascade;
 import dev.toolgate.policy.ModeOverride;
 import dev.toolgate.policy.ModeResolution;
 import dev.toolgate.policy.OverrideScope;
-import dev.toolgate.policy.ToolReview;
-import dev.toolgate.spi.InMemoryStore;
-import dev.toolgate.spi.StoreProvider;
-import dev.toolgate.spi.StoreSettings;
 import dev.toolgate.spi.ToolgateStore;
 import dev.toolgate.tool.RegisteredTool;
-import dev.toolgate.tool.Tool;
 import dev.toolgate.tool.ToolDescriptor;
-import dev.toolgate.tool.ToolProvider;
 import dev.toolgate.tool.ToolRegistry;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -55,7 +41,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The one place a host sends its model's tool calls. Toolgate decides which tools a principal sees,
@@ -87,10 +72,9 @@ public final class Toolgate implements AutoCloseable {
     private final GateSettings settings;
     private final int maxArgumentBytes;
     private final ScheduledExecutorService sweeper;
-    private final Approvers approvers;
 
-    private Toolgate(ToolRegistry registry, Resolver resolver, ToolgateStore store, boolean ownsStore,
-                     ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval) {
+    Toolgate(ToolRegistry registry, Resolver resolver, ToolgateStore store, boolean ownsStore,
+             ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval) {
         this.registry = registry;
         this.resolver = resolver;
         this.store = store;
@@ -98,7 +82,6 @@ public final class Toolgate implements AutoCloseable {
         this.engine = engine;
         this.settings = settings;
         this.maxArgumentBytes = settings.maxArgumentBytes();
-        this.approvers = new Approvers(resolver, settings.approverRule());
         if (sweepInterval.isZero()) {
             this.sweeper = null;
         } else {
@@ -113,8 +96,8 @@ public final class Toolgate implements AutoCloseable {
     }
 
     /** Starts a builder. */
-    public static Builder builder() {
-        return new Builder();
+    public static ToolgateBuilder builder() {
+        return new ToolgateBuilder();
     }
 
     // ---------------------------------------------------------------------------------------- listing
@@ -213,6 +196,16 @@ public final class Toolgate implements AutoCloseable {
         engine.confirmSchema(approver, toolName);
     }
 
+    /** Calls in doubt (their outcome never arrived) for an operator; see {@link ProposeApplyEngine#interrupted}. */
+    public List<CallRecord> interrupted(CallContext operator) {
+        return engine.interrupted(operator);
+    }
+
+    /** An operator settles an interrupted call; see {@link ProposeApplyEngine#resolve}. */
+    public InboxResult resolve(CallContext operator, String callId, boolean applied, String note) {
+        return engine.resolve(operator, callId, applied, note);
+    }
+
     // ---------------------------------------------------------------------------------------- policy
 
     /**
@@ -220,23 +213,12 @@ public final class Toolgate implements AutoCloseable {
      * context. Requires the approver rule. The tool's current schema becomes the reviewed one.
      */
     public void setMode(CallContext approver, OverrideScope scope, String toolName, Mode mode) {
-        approvers.require(approver);
-        RegisteredTool tool = registry.find(toolName).orElseThrow(() -> new UnknownToolException(toolName));
-        String scopeId = scope == OverrideScope.AUTOMATION ? approver.automationId() : approver.tenantId();
-        if (scopeId == null) {
-            throw new IllegalArgumentException("the approver's context has no " + scope.wireName() + " to store a mode for");
-        }
-        PrincipalRef actor = PrincipalRef.of(approver.principal());
-        store.policies().putOverride(new ModeOverride(scope, scopeId, tool.name(), mode, actor, null));
-        store.policies().putReview(new ToolReview(approver.tenantId() == null ? "" : approver.tenantId(),
-                tool.name(), tool.schemaFingerprint(), actor, null));
+        engine.setMode(approver, scope, toolName, mode);
     }
 
     /** Removes a stored mode; the cascade falls through to the next scope. Requires the approver rule. */
     public boolean clearMode(CallContext approver, OverrideScope scope, String toolName) {
-        approvers.require(approver);
-        String scopeId = scope == OverrideScope.AUTOMATION ? approver.automationId() : approver.tenantId();
-        return scopeId != null && store.policies().removeOverride(scope, scopeId, toolName);
+        return engine.clearMode(approver, scope, toolName);
     }
 
     /** The modes stored at one scope. */
@@ -268,9 +250,30 @@ public final class Toolgate implements AutoCloseable {
         return store.calls().query(query);
     }
 
-    /** Marks expired proposals as expired now (the builder also schedules this). */
-    public int sweepExpired() {
-        return engine.expireDue();
+    /**
+     * Sweeps now (the builder also schedules this every {@code sweepInterval}): expires proposals past
+     * their time, reports claimed calls whose outcome never arrived as interrupted, and purges a few
+     * batches of what the retention no longer keeps. See {@link ProposeApplyEngine#sweep}.
+     */
+    public SweepResult sweep() {
+        return engine.sweep();
+    }
+
+    /**
+     * Deletes what closed before {@code before}, for hosts that schedule retention themselves (set
+     * {@code retention(Retention.keepForever())} to stop the sweeper's own purging); see
+     * {@link ProposeApplyEngine#purge}.
+     */
+    public PurgeResult purge(Instant before) {
+        return engine.purge(before);
+    }
+
+    /**
+     * Tells the gate a session (conversation) ended, so its bookkeeping goes; see
+     * {@link ProposeApplyEngine#endSession}.
+     */
+    public boolean endSession(String sessionId) {
+        return engine.endSession(sessionId);
     }
 
     // ---------------------------------------------------------------------------------------- parts
@@ -304,9 +307,9 @@ public final class Toolgate implements AutoCloseable {
 
     private void sweepQuietly() {
         try {
-            engine.expireDue();
-        } catch (RuntimeException e) {
-            LOG.warn("Expiring proposals failed; apply still rejects expired tokens", e);
+            engine.sweep();
+        } catch (Throwable e) { // an escaping throwable would cancel every later sweep
+            LOG.warn("The sweep failed; it runs again in the next interval (apply still rejects expired tokens)", e);
         }
     }
 
@@ -323,259 +326,6 @@ public final class Toolgate implements AutoCloseable {
         } catch (JacksonException e) {
             throw new ToolValidationException(toolName, List.of(ValidationIssue.at("",
                     "malformed JSON: " + e.getOriginalMessage())));
-        }
-    }
-
-    /**
-     * Configures and builds a {@link Toolgate}. Anything not set explicitly is discovered with
-     * {@link java.util.ServiceLoader} (tool providers, a registry, a resolver, a budget, a store
-     * provider, an engine factory, listeners) or falls back to the defaults: the standard resolver,
-     * 60 calls per 60 seconds per principal, and an {@link InMemoryStore}. Not thread-safe.
-     */
-    public static final class Builder {
-
-        private ToolRegistry registry;
-        private Resolver resolver;
-        private ToolBudget budget;
-        private ToolgateStore store;
-        private ProposeApplyEngine.Factory engineFactory;
-        private JsonMapper mapper = Json.mapper();
-        private ClassLoader classLoader;
-        private boolean discoverTools = true;
-        private boolean discoverComponents = true;
-        private final List<ToolProvider> providers = new ArrayList<>();
-        private final List<ToolCallListener> listeners = new ArrayList<>();
-        private final Map<String, String> storeSettings = new LinkedHashMap<>();
-        private static final GateSettings DEFAULTS = GateSettings.defaults();
-
-        private Duration interactiveTtl = DEFAULTS.interactiveTtl();
-        private Duration unattendedTtl = DEFAULTS.unattendedTtl();
-        private int maxPendingPerSession = DEFAULTS.maxPendingPerSession();
-        private String approverRule = GateSettings.DEFAULT_APPROVER_RULE;
-        private Duration executionTimeout = DEFAULTS.executionTimeout();
-        private int resultLimitBytes = DEFAULTS.resultLimitBytes();
-        private int maxArgumentBytes = DEFAULTS.maxArgumentBytes();
-        private Redactor redactor = DEFAULTS.redactor();
-        private Duration sweepInterval = Duration.ofSeconds(60);
-        private Duration policyCacheTtl = Duration.ofSeconds(1);
-
-        private Builder() {
-        }
-
-        /** Uses this registry instead of discovering one or creating a new one. */
-        public Builder registry(ToolRegistry registry) {
-            this.registry = Objects.requireNonNull(registry, "registry");
-            return this;
-        }
-
-        /** Registers a provider's tools at build time. */
-        public Builder provider(ToolProvider provider) {
-            providers.add(Objects.requireNonNull(provider, "provider"));
-            return this;
-        }
-
-        /** Registers tools for a plugin at build time. */
-        public Builder tools(String pluginId, Tool<?, ?>... tools) {
-            return provider(ToolProvider.of(pluginId, tools));
-        }
-
-        /** Whether to register every {@link ToolProvider} listed in {@code META-INF/services} (default true). */
-        public Builder discoverTools(boolean discover) {
-            this.discoverTools = discover;
-            return this;
-        }
-
-        /**
-         * Whether to look up a registry, resolver, budget, store provider, engine factory and listeners
-         * with {@link java.util.ServiceLoader} when not set explicitly (default true).
-         */
-        public Builder discoverComponents(boolean discover) {
-            this.discoverComponents = discover;
-            return this;
-        }
-
-        /** The class loader for discovery (default: the thread's context class loader). */
-        public Builder classLoader(ClassLoader classLoader) {
-            this.classLoader = classLoader;
-            return this;
-        }
-
-        /** The access predicate (default: {@link Resolver#standard()}). */
-        public Builder resolver(Resolver resolver) {
-            this.resolver = Objects.requireNonNull(resolver, "resolver");
-            return this;
-        }
-
-        /** Per-principal limits (default: {@link ToolBudget#standard()}, 60 calls per 60 seconds). */
-        public Builder budget(ToolBudget budget) {
-            this.budget = Objects.requireNonNull(budget, "budget");
-            return this;
-        }
-
-        /** The store; the host keeps ownership and closes it. */
-        public Builder store(ToolgateStore store) {
-            this.store = Objects.requireNonNull(store, "store");
-            return this;
-        }
-
-        /** A setting for a discovered store provider, such as {@code jdbc.url}; see {@link StoreSettings}. */
-        public Builder storeSetting(String key, String value) {
-            storeSettings.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-            return this;
-        }
-
-        /** Replaces the standard engine. */
-        public Builder engine(ProposeApplyEngine.Factory factory) {
-            this.engineFactory = Objects.requireNonNull(factory, "factory");
-            return this;
-        }
-
-        /** Adds a listener for call outcomes. */
-        public Builder listener(ToolCallListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /** The JSON mapper for schemas and binding (default: {@link Json#mapper()}). */
-        public Builder jsonMapper(JsonMapper mapper) {
-            this.mapper = Objects.requireNonNull(mapper, "mapper");
-            return this;
-        }
-
-        /** How long an interactive session's proposal stays valid (default 10 minutes). */
-        public Builder proposalTtl(Duration ttl) {
-            this.interactiveTtl = ttl;
-            return this;
-        }
-
-        /** How long an unattended run's proposal stays valid (default 24 hours). */
-        public Builder unattendedProposalTtl(Duration ttl) {
-            this.unattendedTtl = ttl;
-            return this;
-        }
-
-        /** Most pending proposals per session (default 10). */
-        public Builder maxPendingPerSession(int max) {
-            this.maxPendingPerSession = max;
-            return this;
-        }
-
-        /** The rule operators need to approve, reject, edit and set modes (default {@code toolgate.approvals.manage}). */
-        public Builder approverRule(String rule) {
-            this.approverRule = rule;
-            return this;
-        }
-
-        /** Default limit on a dry-run or execution (default 30 seconds); tools may override it. */
-        public Builder executionTimeout(Duration timeout) {
-            this.executionTimeout = timeout;
-            return this;
-        }
-
-        /** Cap on a stored or returned result in bytes (default 10 KB). */
-        public Builder resultLimitBytes(int bytes) {
-            this.resultLimitBytes = bytes;
-            return this;
-        }
-
-        /** Cap on a call's arguments in bytes (default 256 KB). */
-        public Builder maxArgumentBytes(int bytes) {
-            this.maxArgumentBytes = bytes;
-            return this;
-        }
-
-        /** What counts as a secret (default {@link Redactor#defaults()}). */
-        public Builder redactor(Redactor redactor) {
-            this.redactor = redactor;
-            return this;
-        }
-
-        /**
-         * How long a policy read (overrides and schema reviews of one tool in one tenant and
-         * automation) is reused before the store is asked again (default 1 second; {@link Duration#ZERO}
-         * reads the store on every call). Changes made through this gate apply at once; changes made
-         * through another instance sharing the store apply here within this time.
-         */
-        public Builder policyCacheTtl(Duration ttl) {
-            if (ttl.isNegative()) {
-                throw new IllegalArgumentException("policyCacheTtl must not be negative");
-            }
-            this.policyCacheTtl = ttl;
-            return this;
-        }
-
-        /** How often to mark expired proposals expired (default 60 seconds; {@link Duration#ZERO} turns it off). */
-        public Builder sweepInterval(Duration interval) {
-            if (interval.isNegative()) {
-                throw new IllegalArgumentException("sweepInterval must not be negative");
-            }
-            this.sweepInterval = interval;
-            return this;
-        }
-
-        /**
-         * Builds the gate: registers tools (failing on any invalid or duplicate tool), discovers what
-         * was not set explicitly, and opens the store.
-         *
-         * @throws dev.toolgate.tool.ToolDefinitionException if a tool or provider is invalid
-         * @throws IllegalStateException                      if discovery finds ambiguous implementations
-         */
-        public Toolgate build() {
-            GateSettings settings = new GateSettings(interactiveTtl, unattendedTtl, maxPendingPerSession, approverRule,
-                    executionTimeout, resultLimitBytes, maxArgumentBytes, redactor, false, Retention.defaults());
-            Discovery discovery = new Discovery(classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader());
-            ToolRegistry tools = registry != null ? registry
-                    : discovered(discovery, ToolRegistry.class).orElseGet(() -> ToolRegistry.create(mapper));
-            if (discoverTools) {
-                discovery.all(ToolProvider.class).forEach(tools::register);
-            }
-            providers.forEach(tools::register);
-            Resolver access = resolver != null ? resolver : discovered(discovery, Resolver.class).orElse(Resolver.standard());
-            ToolBudget limits = budget != null ? budget : discovered(discovery, ToolBudget.class).orElse(ToolBudget.standard());
-            List<ToolCallListener> allListeners = new ArrayList<>(listeners);
-            if (discoverComponents) {
-                allListeners.addAll(discovery.all(ToolCallListener.class));
-            }
-            boolean ownsStore = store == null;
-            ToolgateStore opened = store != null ? store : openStore(discovery);
-            ToolgateStore storage = PolicyCache.around(opened, policyCacheTtl);
-            try {
-                EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper);
-                ProposeApplyEngine.Factory factory = engineFactory != null ? engineFactory
-                        : discovered(discovery, ProposeApplyEngine.Factory.class).map(f -> {
-                            LOG.warn("The standard Toolgate engine is replaced by {} found on the classpath", f.getClass().getName());
-                            return f;
-                        }).orElse(StandardEngine::new);
-                ProposeApplyEngine engine = factory.create(context);
-                LOG.info("Toolgate ready: {} tool(s), store {}, resolver {}", tools.tools().size(), storage, access);
-                return new Toolgate(tools, access, storage, ownsStore, engine, settings, sweepInterval);
-            } catch (RuntimeException e) {
-                if (ownsStore) {
-                    opened.close();
-                }
-                throw e;
-            }
-        }
-
-        private <T> Optional<T> discovered(Discovery discovery, Class<T> type) {
-            return discoverComponents ? discovery.single(type) : Optional.empty();
-        }
-
-        private ToolgateStore openStore(Discovery discovery) {
-            if (!discoverComponents) {
-                return new InMemoryStore();
-            }
-            List<StoreProvider> found = discovery.all(StoreProvider.class);
-            if (found.isEmpty()) {
-                LOG.info("No store provider on the classpath: using an in-memory store (single process only)");
-                return new InMemoryStore();
-            }
-            found.sort(Comparator.comparingInt(StoreProvider::priority).reversed());
-            if (found.size() > 1 && found.get(0).priority() == found.get(1).priority()) {
-                throw new IllegalStateException("Store providers " + found.get(0).name() + " and " + found.get(1).name()
-                        + " have the same priority; pass a store to Toolgate.builder() explicitly");
-            }
-            return found.get(0).open(StoreSettings.of(storeSettings));
         }
     }
 }

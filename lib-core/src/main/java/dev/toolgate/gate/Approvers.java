@@ -10,12 +10,12 @@ import java.util.Objects;
 import java.util.Set;
 
 /** Who may act as an operator: whoever the resolver allows the approver rule. */
-public final class Approvers implements Guarded {
+final class Approvers implements Guarded {
 
     private final Resolver resolver;
     private final Set<String> rules;
 
-    public Approvers(Resolver resolver, String approverRule) {
+    Approvers(Resolver resolver, String approverRule) {
         this.resolver = resolver;
         this.rules = Set.of(approverRule);
     }
@@ -35,7 +35,7 @@ public final class Approvers implements Guarded {
     }
 
     /** Throws {@link ForbiddenException} naming the approver rule unless the principal holds it. */
-    public void require(CallContext context) {
+    void require(CallContext context) {
         Objects.requireNonNull(context, "context");
         AccessDecision decision = resolver.decide(context.principal(), this);
         if (!decision.allowed()) {

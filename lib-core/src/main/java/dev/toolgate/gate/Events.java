@@ -22,11 +22,17 @@ final class Events {
     }
 
     void publish(CallRecord record, CallStatus status, PrincipalRef actor, long startNanos) {
+        if (!listeners.isEmpty()) {
+            publish(record, status, actor, Duration.ofNanos(System.nanoTime() - startNanos));
+        }
+    }
+
+    void publish(CallRecord record, CallStatus status, PrincipalRef actor, Duration duration) {
         if (listeners.isEmpty()) {
             return;
         }
         ToolCallEvent event = new ToolCallEvent(record.id(), record.toolName(), record.effect(), status, actor,
-                record.tenantId(), record.transport(), Duration.ofNanos(System.nanoTime() - startNanos));
+                record.tenantId(), record.transport(), duration);
         for (ToolCallListener listener : listeners) {
             try {
                 listener.onCall(event);

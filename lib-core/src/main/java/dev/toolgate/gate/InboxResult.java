@@ -39,8 +39,21 @@ public sealed interface InboxResult {
     }
 
     /**
+     * Resolved: an operator settled an interrupted (in doubt) call after checking the target system;
+     * it now reads {@code applied} (the mutation happened) or {@code failed} (it did not). Nothing ran.
+     */
+    record Resolved(String callId, CallStatus outcome) implements InboxResult {
+        /** Checks the components; see the class description for what each must hold. */
+        public Resolved {
+            Objects.requireNonNull(callId, "callId");
+            Objects.requireNonNull(outcome, "outcome");
+        }
+    }
+
+    /**
      * Nothing happened: the proposal was no longer pending (applied, rejected, expired, superseded,
-     * perhaps by another operator or instance). A decision never revives a proposal.
+     * perhaps by another operator or instance), or the call to resolve was no longer interrupted. A
+     * decision never revives a proposal.
      */
     record NotPending(String callId, CallStatus status) implements InboxResult {
         /** Checks the components; see the class description for what each must hold. */

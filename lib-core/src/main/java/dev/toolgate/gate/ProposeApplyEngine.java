@@ -1,5 +1,9 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.OverrideScope;
+import java.time.Instant;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
 
@@ -18,8 +22,9 @@ import tools.jackson.databind.JsonNode;
  *       state.</li>
  * </ul>
  *
- * <p>The standard engine is built by the {@code Toolgate} builder. A host may replace it with a
- * {@link Factory} given to the builder or listed in
+ * <p>The standard engine ({@link #standard()}) is built by the {@code Toolgate} builder. A host may
+ * replace it with a {@link Factory} given to the builder (a factory may wrap the standard engine) or
+ * listed in
  * {@code META-INF/services/dev.toolgate.gate.ProposeApplyEngine$Factory}; the builder logs a warning
  * when a discovered factory replaces the standard gate.
  */
@@ -52,6 +57,7 @@ public interface ProposeApplyEngine extends AutoCloseable {
      * @throws TokenAlreadyUsedException the proposal was already applied
      * @throws ProposalClosedException   an operator rejected or replaced it
      * @throws ForbiddenException        the applier lacks a rule the tool requires
+     * @throws SeparationOfDutiesException the applier made the proposal and the gate requires a distinct approver
      * @throws StaleProposalException    the stored payload no longer fits the tool's schema
      */
     Applied apply(CallContext context, String token);
@@ -66,7 +72,11 @@ public interface ProposeApplyEngine extends AutoCloseable {
      */
     PendingProposal inspect(CallContext context, String token);
 
-    /** An operator approves a pending proposal by id; a proposal no longer pending is a safe no-op. */
+    /**
+     * An operator approves a pending proposal by id; a proposal no longer pending is a safe no-op.
+     *
+     * @throws SeparationOfDutiesException the operator made the proposal and the gate requires a distinct approver
+     */
     InboxResult approve(CallContext approver, String callId, Approval approval);
 
     /** An operator rejects a pending proposal; a proposal no longer pending is a safe no-op. */
@@ -84,15 +94,65 @@ public interface ProposeApplyEngine extends AutoCloseable {
      */
     List<PendingProposal> pending(CallContext viewer, String sessionId);
 
+    /**
+     * Calls whose outcome never arrived (the instance applying them stopped): in doubt, never re-run.
+     * For an operator of the viewer's tenant; newest first.
+     *
+     * @throws ForbiddenException the viewer lacks the approver rule
+     */
+    List<CallRecord> interrupted(CallContext operator);
+
+    /**
+     * An operator settles an interrupted call after checking the target system: {@code applied} true
+     * if the mutation happened, false if it did not. Nothing runs. A call that is not interrupted
+     * (already resolved, or its late outcome arrived) is a safe no-op.
+     *
+     * @throws UnknownProposalException no such call in the operator's tenant
+     */
+    InboxResult resolve(CallContext operator, String callId, boolean applied, String note);
+
     /** An operator re-confirms a drifted tool: its current schema becomes the reviewed one for the tenant. */
     void confirmSchema(CallContext approver, String toolName);
 
-    /** Marks expired proposals as expired (hygiene; apply never depends on it). */
-    int expireDue();
+    /**
+     * An operator stores a mode for a tool at a scope: the automation or tenant of {@code approver}'s
+     * context. The tool's current schema becomes the reviewed one.
+     */
+    void setMode(CallContext approver, OverrideScope scope, String toolName, Mode mode);
+
+    /** An operator removes a stored mode; the cascade falls through to the next scope. False if none was stored. */
+    boolean clearMode(CallContext approver, OverrideScope scope, String toolName);
+
+    /**
+     * One sweep: expires proposals past their time, marks claimed calls whose outcome is overdue as
+     * interrupted (with a listener event each; never re-run), and purges in small batches what the
+     * retention no longer keeps. Hygiene only: apply never depends on it. Safe on every instance at once.
+     */
+    SweepResult sweep();
+
+    /**
+     * Deletes, to completion, finished calls and closed proposals that closed before {@code before},
+     * and sessions idle since before it; budget rows only once idle for the retention's budget age
+     * too. Never deletes a pending proposal or a call still applying.
+     */
+    PurgeResult purge(Instant before);
+
+    /**
+     * The host's session ended: its bookkeeping row goes now if nothing is pending in it (otherwise
+     * once it is idle). Its pending proposals stay decidable in the inbox.
+     *
+     * @return true if the session's row was removed
+     */
+    boolean endSession(String sessionId);
 
     /** Stops the engine's threads. */
     @Override
     void close();
+
+    /** The standard engine's factory. */
+    static Factory standard() {
+        return StandardEngine::new;
+    }
 
     /** Builds an engine from the assembled parts. */
     @FunctionalInterface

@@ -56,7 +56,7 @@ class CrossInstancePostgresTest {
         stores.forEach(JdbcStore::close);
     }
 
-    private List<Hosts> instances(UnaryOperator<dev.toolgate.Toolgate.Builder> customize) {
+    private List<Hosts> instances(UnaryOperator<dev.toolgate.ToolgateBuilder> customize) {
         for (JdbcStore store : stores) {
             hosts.add(Hosts.on(store, customize));
         }
@@ -155,8 +155,8 @@ class CrossInstancePostgresTest {
         for (Hosts host : all) {
             assertThatThrownBy(() -> host.gate().apply(ctx, unswept.token())).isInstanceOf(TokenExpiredException.class);
         }
-        assertThat(all.get(3).gate().sweepExpired()).isEqualTo(2);
-        assertThat(all.get(2).gate().sweepExpired()).isZero();
+        assertThat(all.get(3).gate().sweep().expired()).isEqualTo(2);
+        assertThat(all.get(2).gate().sweep().expired()).isZero();
         for (Hosts host : all) {
             assertThatThrownBy(() -> host.gate().apply(ctx, swept.token())).isInstanceOf(TokenExpiredException.class);
             assertThatThrownBy(() -> host.gate().apply(ctx, unswept.token())).isInstanceOf(TokenExpiredException.class);
@@ -176,7 +176,7 @@ class CrossInstancePostgresTest {
         Thread.sleep(500);
 
         int sweepers = 2 * INSTANCES;
-        int total = Together.run(sweepers, i -> all.get(i % INSTANCES).gate().sweepExpired())
+        int total = Together.run(sweepers, i -> all.get(i % INSTANCES).gate().sweep().expired())
                 .stream().mapToInt(Integer::intValue).sum();
 
         assertThat(total).isEqualTo(proposals);

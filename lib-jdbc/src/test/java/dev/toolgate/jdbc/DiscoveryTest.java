@@ -3,6 +3,7 @@ package dev.toolgate.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.testkit.Notes;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.StoreProvider;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** Adding toolgate-jdbc plus a URL is all a host does; an explicit store still wins. */
 class DiscoveryTest {
 
-    private static Toolgate.Builder host(Notes notes) {
+    private static ToolgateBuilder host(Notes notes) {
         return Toolgate.builder().discoverTools(false).provider(notes.provider()).sweepInterval(Duration.ZERO);
     }
 

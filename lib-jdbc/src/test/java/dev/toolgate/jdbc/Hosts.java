@@ -1,6 +1,7 @@
 package dev.toolgate.jdbc;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.testkit.Notes;
@@ -24,9 +25,9 @@ record Hosts(Toolgate gate, Notes notes) implements AutoCloseable {
         return on(store, b -> b);
     }
 
-    static Hosts on(ToolgateStore store, UnaryOperator<Toolgate.Builder> customize) {
+    static Hosts on(ToolgateStore store, UnaryOperator<ToolgateBuilder> customize) {
         Notes notes = new Notes();
-        Toolgate.Builder builder = Toolgate.builder()
+        ToolgateBuilder builder = Toolgate.builder()
                 .discoverTools(false)
                 .discoverComponents(false)
                 .store(store)

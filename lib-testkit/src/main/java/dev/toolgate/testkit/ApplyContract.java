@@ -133,10 +133,10 @@ public interface ApplyContract extends ContractCase {
                 .isInstanceOfSatisfying(TokenExpiredException.class, e -> assertThat(e.code()).isEqualTo("expired"));
         assertThat(fx().store.calls().find(first.callId()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
 
-        assertThat(fx().gate().sweepExpired()).isEqualTo(2);
+        assertThat(fx().gate().sweep().expired()).isEqualTo(2);
         assertThat(fx().store.calls().find(first.callId()).orElseThrow().status()).isEqualTo(CallStatus.EXPIRED);
         assertThatThrownBy(() -> fx().gate().apply(fx().ctx(fx().writer), second.token())).isInstanceOf(TokenExpiredException.class);
-        assertThat(fx().gate().sweepExpired()).isZero();
+        assertThat(fx().gate().sweep().expired()).isZero();
         assertThat(fx().notes.mutations).hasValue(0);
     }
 

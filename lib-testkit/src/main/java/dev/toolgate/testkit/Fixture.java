@@ -1,6 +1,7 @@
 package dev.toolgate.testkit;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
@@ -43,8 +44,8 @@ public final class Fixture implements AutoCloseable {
     }
 
     /** A gate on this fixture's store, customized. */
-    public Toolgate gate(UnaryOperator<Toolgate.Builder> customize) {
-        Toolgate.Builder builder = Toolgate.builder()
+    public Toolgate gate(UnaryOperator<ToolgateBuilder> customize) {
+        ToolgateBuilder builder = Toolgate.builder()
                 .discoverTools(false)
                 .discoverComponents(false)
                 .store(store)

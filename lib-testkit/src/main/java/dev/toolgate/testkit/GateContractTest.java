@@ -11,7 +11,8 @@ import org.junit.jupiter.api.BeforeEach;
  * the given clock.
  */
 public abstract class GateContractTest
-        implements CallContract, ApplyContract, BudgetContract, AuditContract, PolicyContract, InboxContract {
+        implements CallContract, ApplyContract, BudgetContract, AuditContract, PolicyContract, InboxContract,
+        FailureContract, InDoubtContract, RetentionContract, SeparationOfDutiesContract {
 
     private Fixture fixture;
 

@@ -137,7 +137,7 @@ public interface InboxContract extends ContractCase {
 
         assertThat(fx().gate().approve(operator(), proposal.callId(), Approval.once()))
                 .isEqualTo(new InboxResult.NotPending(proposal.callId(), CallStatus.EXPIRED));
-        fx().gate().sweepExpired();
+        fx().gate().sweep().expired();
         assertThat(fx().gate().approve(operator(), proposal.callId(), Approval.always(OverrideScope.TENANT)))
                 .isEqualTo(new InboxResult.NotPending(proposal.callId(), CallStatus.EXPIRED));
         assertThat(fx().gate().modes(OverrideScope.TENANT, "acme")).isEmpty();

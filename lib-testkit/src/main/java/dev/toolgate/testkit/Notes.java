@@ -39,9 +39,21 @@ public final class Notes {
     public record Leak(int items) {
     }
 
+    /**
+     * Which {@link Error} a crashing tool throws: {@code stack_overflow}, {@code assertion},
+     * {@code linkage} or {@code out_of_memory}; for {@code notes.brittle}, {@code phase} is
+     * {@code dry_run} or {@code execute}.
+     */
+    public record Crash(String kind, String phase) {
+    }
+
     private final Map<String, String> notes = new TreeMap<>();
     /** Executions of mutating tools (add, edit, purge). */
     public final AtomicInteger mutations = new AtomicInteger();
+    /** Executions of {@code notes.hold} that entered its body; it then waits for {@link #release}. */
+    public final java.util.concurrent.Semaphore held = new java.util.concurrent.Semaphore(0);
+    /** Permits for {@code notes.hold} executions to finish. */
+    public final java.util.concurrent.Semaphore release = new java.util.concurrent.Semaphore(0);
     /** Dry-runs of any tool. */
     public final AtomicInteger dryRuns = new AtomicInteger();
     /** Executions of read tools. */
@@ -56,7 +68,7 @@ public final class Notes {
     }
 
     public ToolProvider provider() {
-        return ToolProvider.of("notes", list(), add(), edit(), purge(), slow(), fail(), leak());
+        return ToolProvider.of("notes", list(), add(), edit(), purge(), slow(), fail(), leak(), crash(), brittle(), hold());
     }
 
     Tool<NoteQuery, Map<String, String>> list() {
@@ -157,6 +169,58 @@ public final class Notes {
                     result.put("nested", Map.of("password", "hunter2", "ok", "visible"));
                     result.put("items", bulk);
                     return result;
+                }).build();
+    }
+
+    /** The {@link Error} named by {@code kind}, as a JVM would throw it. */
+    public static Error error(String kind) {
+        return switch (kind) {
+            case "stack_overflow" -> new StackOverflowError("simulated deep recursion");
+            case "assertion" -> new AssertionError("simulated broken invariant");
+            case "linkage" -> new NoClassDefFoundError("com/example/Missing");
+            case "out_of_memory" -> new OutOfMemoryError("simulated: Java heap space");
+            default -> throw new IllegalArgumentException("unknown error kind " + kind);
+        };
+    }
+
+    Tool<Crash, Object> crash() {
+        return Tool.builder("crash", Crash.class).description("A read whose code throws an Error").effect(Effect.READ)
+                .requires(READ)
+                .execute((in, ctx) -> {
+                    reads.incrementAndGet();
+                    throw error(in.kind());
+                }).build();
+    }
+
+    Tool<Crash, Object> brittle() {
+        return Tool.builder("brittle", Crash.class).description("A mutation whose code throws an Error").effect(Effect.MUTATE)
+                .requires(WRITE)
+                .dryRun((in, ctx) -> {
+                    dryRuns.incrementAndGet();
+                    if ("dry_run".equals(in.phase())) {
+                        throw error(in.kind());
+                    }
+                    return Preview.of("Run brittle code (" + in.kind() + ")");
+                })
+                .execute((in, ctx) -> {
+                    mutations.incrementAndGet();
+                    throw error(in.kind());
+                }).build();
+    }
+
+    Tool<NoteId, String> hold() {
+        return Tool.builder("hold", NoteId.class).description("A mutation that waits for the test to release it")
+                .effect(Effect.MUTATE).requires(WRITE)
+                .timeout(Duration.ofSeconds(20))
+                .dryRun((in, ctx) -> Preview.of("Hold " + in.id()))
+                .execute((in, ctx) -> {
+                    mutations.incrementAndGet();
+                    held.release();
+                    if (!release.tryAcquire(15, java.util.concurrent.TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("never released");
+                    }
+                    put(in.id(), "held");
+                    return "held " + in.id();
                 }).build();
     }
 }

@@ -1,6 +1,7 @@
 package dev.toolgate.examples;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.gate.GateSettings;
 import dev.toolgate.spi.InMemoryStore;
@@ -47,7 +48,7 @@ public final class DemoPrincipals {
      * Applies {@code --db <jdbc url>|memory} from {@code args} to a builder. Without it, the store is
      * discovered on the classpath: toolgate-jdbc's embedded H2 file in {@code ~/.toolgate}.
      */
-    public static Toolgate.Builder configure(Toolgate.Builder builder, String[] args) {
+    public static ToolgateBuilder configure(ToolgateBuilder builder, String[] args) {
         Optional<String> db = option(args, "--db");
         if (db.isEmpty()) {
             storeDescription = "discovered (H2 file ~/.toolgate/toolgate unless TOOLGATE_JDBC_URL is set)";

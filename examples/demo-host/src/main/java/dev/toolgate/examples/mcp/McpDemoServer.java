@@ -1,6 +1,7 @@
 package dev.toolgate.examples.mcp;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.examples.DemoPrincipals;
 import dev.toolgate.budget.ToolBudget;
@@ -159,7 +160,7 @@ public final class McpDemoServer {
     }
 
     static void run(Options options, PrintStream console) throws Exception {
-        Toolgate.Builder builder = Toolgate.builder()
+        ToolgateBuilder builder = Toolgate.builder()
                 .budget(options.budget() == 0 ? ToolBudget.unlimited()
                         : ToolBudget.perPrincipal(options.budget(), Duration.ofMinutes(1)))
                 .proposalTtl(Duration.ofSeconds(options.ttlSeconds()));

@@ -1,0 +1,148 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.access.Principal;
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.json.FieldChange;
+import dev.toolgate.json.FieldDiff;
+import dev.toolgate.json.Json;
+import dev.toolgate.json.JsonTruncator;
+import dev.toolgate.spi.CallStore.Claim;
+import dev.toolgate.spi.CallStore.ClaimResult;
+import dev.toolgate.spi.CallStore.Completion;
+import dev.toolgate.tool.RegisteredTool;
+import dev.toolgate.tool.ToolContext;
+import dev.toolgate.tool.ValidationIssue;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Applying proposals: a token is checked (format, nonce in constant time, expiry, status, the
+ * applier's rules), the proposal is claimed once across every instance, and only its stored payload,
+ * re-validated against today's schema, runs; its outcome is recorded before it is returned.
+ */
+final class Applies {
+
+    private final Steps steps;
+
+    Applies(Steps steps) {
+        this.steps = steps;
+    }
+
+    Applied apply(CallContext context, String token) {
+        long start = System.nanoTime();
+        Checked checked = checkToken(context, token);
+        CallRecord record = checked.record();
+        JsonNode payload = storedPayload(record, checked.tool());
+        ClaimResult claim = steps.calls.claim(record.id(), new Claim(PrincipalRef.of(context.principal()), null, null,
+                steps.outcomeWithin(checked.tool())), steps.charge(context.principal()));
+        if (claim.status() != ClaimResult.Status.CLAIMED) {
+            throw lostClaim(claim, record.id());
+        }
+        return runClaimed(claim.record(), checked.tool(), payload, context.principal(), context.transport(), false, start);
+    }
+
+    PendingProposal inspect(CallContext context, String token) {
+        return pendingView(checkToken(context, token).record(), null);
+    }
+
+    /** A proposal and its tool, after every check apply makes before claiming. */
+    private record Checked(CallRecord record, RegisteredTool tool) {
+    }
+
+    private Checked checkToken(CallContext context, String tokenText) {
+        Objects.requireNonNull(context, "context");
+        ProposalToken token = ProposalToken.parse(tokenText);
+        CallRecord record = steps.calls.find(token.callId()).filter(r -> r.tokenDigest() != null)
+                .orElseThrow(() -> new UnknownProposalException("No proposal " + token.callId()));
+        if (!token.matches(record.tokenDigest())) {
+            throw new InvalidTokenException("The token's nonce does not match proposal " + record.id());
+        }
+        requirePending(record, steps.calls.now());
+        RegisteredTool tool = steps.tool(record.toolName());
+        steps.authorize(context.principal(), tool);
+        steps.requireDistinctDecider(record, context.principal(), "applying its token");
+        return new Checked(record, tool);
+    }
+
+    /** Throws the lifecycle error that explains why {@code record} cannot be applied at {@code now}. */
+    static void requirePending(CallRecord record, Instant now) {
+        switch (record.status()) {
+            case PROPOSED -> {
+                if (!record.pendingAt(now)) {
+                    throw expired(record);
+                }
+            }
+            case EXPIRED -> throw expired(record);
+            case APPLYING, APPLIED, FAILED, INTERRUPTED -> throw new TokenAlreadyUsedException("Proposal " + record.id()
+                    + " was already applied" + (record.appliedBy() == null ? "" : " by " + record.appliedBy())
+                    + "; a token works once");
+            case REJECTED -> throw new ProposalClosedException("Proposal " + record.id() + " was rejected by an operator"
+                    + (record.decisionReason() == null ? "" : ": " + record.decisionReason()));
+            case SUPERSEDED -> throw new ProposalClosedException("Proposal " + record.id()
+                    + " was replaced by an operator's edit: " + record.supersededBy());
+            default -> throw new UnknownProposalException("No proposal " + record.id());
+        }
+    }
+
+    private static TokenExpiredException expired(CallRecord record) {
+        return new TokenExpiredException("Proposal " + record.id() + " expired at " + record.expiresAt() + "; propose again");
+    }
+
+    private RuntimeException lostClaim(ClaimResult claim, String id) {
+        return switch (claim.status()) {
+            case EXPIRED -> expired(claim.record());
+            case NOT_FOUND -> new UnknownProposalException("No proposal " + id);
+            default -> {
+                try {
+                    requirePending(claim.record(), steps.calls.now());
+                } catch (RuntimeException specific) {
+                    yield specific;
+                }
+                yield new TokenAlreadyUsedException("Proposal " + id + " was already applied; a token works once");
+            }
+        };
+    }
+
+    /** The payload stored at propose time, re-validated against the tool's schema as it is now. */
+    static JsonNode storedPayload(CallRecord record, RegisteredTool tool) {
+        JsonNode payload = Json.parse(record.payloadJson());
+        List<ValidationIssue> issues = tool.validate(payload);
+        if (!issues.isEmpty()) {
+            throw new StaleProposalException(tool.name(), issues);
+        }
+        return payload;
+    }
+
+    /** Executes a claimed proposal's stored payload as {@code executor} and records the outcome. */
+    Applied runClaimed(CallRecord record, RegisteredTool tool, JsonNode payload, Principal executor, String transport,
+                       boolean automatic, long start) {
+        PrincipalRef actor = PrincipalRef.of(executor);
+        ToolContext toolContext = Steps.toolContext(record, executor, transport);
+        long toolStart = System.nanoTime();
+        JsonNode result;
+        try {
+            result = steps.runner.run(() -> tool.execute(payload, toolContext), steps.timeout(tool));
+        } catch (Throwable e) {
+            throw steps.failApplied(record, e, actor, toolStart, start);
+        }
+        JsonTruncator.Truncation safe = steps.hygiene.result(result);
+        steps.calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null,
+                Steps.millisSince(toolStart)));
+        steps.events.publish(record, CallStatus.APPLIED, actor, start);
+        List<FieldChange> diff = record.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(record.diffJson()));
+        return new Applied(record.id(), record.toolName(), record.summary(), safe.value(), diff, actor, automatic,
+                record.supersedes());
+    }
+
+    /** What an operator sees of a pending proposal; {@code blockedReason} says why this viewer may not decide. */
+    static PendingProposal pendingView(CallRecord r, String blockedReason) {
+        List<FieldChange> diff = r.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(r.diffJson()));
+        return new PendingProposal(r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.summary(),
+                Json.parse(r.payloadJson()), diff, r.createdAt(), r.expiresAt(), r.mode(), r.modeSource(), r.supersedes(),
+                blockedReason);
+    }
+}

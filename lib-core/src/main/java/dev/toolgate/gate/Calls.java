@@ -1,0 +1,150 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.gate.Steps.Prepared;
+import dev.toolgate.json.FieldChange;
+import dev.toolgate.json.FieldDiff;
+import dev.toolgate.json.Json;
+import dev.toolgate.json.JsonTruncator;
+import dev.toolgate.policy.Disposition;
+import dev.toolgate.policy.Dispositions;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.spi.CallStore.Claim;
+import dev.toolgate.spi.CallStore.ClaimResult;
+import dev.toolgate.spi.CallStore.ProposeResult;
+import dev.toolgate.tool.DryRunResult;
+import dev.toolgate.tool.ToolContext;
+import dev.toolgate.tool.ToolValidationException;
+import java.security.SecureRandom;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A model's calls: a read runs and is recorded once; a mutation is dry-run and stored as a proposal
+ * with a single-use token (and, where policy consents, applied at once); a denied call is recorded as
+ * denied. Every path meters the call before any tool code runs.
+ */
+final class Calls {
+
+    private final Steps steps;
+    private final Applies applies;
+    private final SecureRandom random = new SecureRandom();
+
+    Calls(Steps steps, Applies applies) {
+        this.steps = steps;
+        this.applies = applies;
+    }
+
+    CallResult call(CallContext context, String toolName, JsonNode arguments) {
+        long start = System.nanoTime();
+        Prepared call = steps.prepare(context, toolName, arguments);
+        Disposition disposition = Dispositions.decide(call.tool().effect(), call.mode(), context.permissionMode());
+        return switch (disposition) {
+            case DENY -> deny(context, call, start);
+            case RUN -> execute(context, call, start);
+            case PROPOSE_AND_WAIT -> propose(context, call, Steps.newId(), null, start);
+            case PROPOSE_AND_APPLY -> applyAutomatically(context, call, propose(context, call, Steps.newId(), null, start), start);
+        };
+    }
+
+    Proposal propose(CallContext context, String toolName, JsonNode arguments) {
+        long start = System.nanoTime();
+        Prepared call = steps.prepare(context, toolName, arguments);
+        if (call.mode().mode() == Mode.DENY) {
+            throw new PolicyDeniedException(deny(context, call, start));
+        }
+        return propose(context, call, Steps.newId(), null, start);
+    }
+
+    Denied deny(CallContext context, Prepared call, long start) {
+        CallRecord record = steps.calls.record(steps.draft(context, call, Steps.newId(), steps.admit(context.principal()))
+                .status(CallStatus.DENIED).decisionReason("policy").build());
+        steps.events.publish(record, CallStatus.DENIED, record.principal(), start);
+        return new Denied(record.id(), record.toolName(), "policy", call.mode());
+    }
+
+    private Executed execute(CallContext context, Prepared call, long start) {
+        String id = Steps.newId();
+        CallRecord.Builder draft = steps.draft(context, call, id, steps.admit(context.principal()));
+        ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.EXECUTE);
+        long toolStart = System.nanoTime();
+        JsonNode result;
+        try {
+            result = steps.runner.run(() -> call.tool().execute(call.arguments(), toolContext), steps.timeout(call.tool()));
+        } catch (ToolValidationException e) {
+            throw steps.invalid(draft, call, e, toolStart, start);
+        } catch (Throwable e) {
+            throw steps.fail(draft, call, e, toolStart, start);
+        }
+        JsonTruncator.Truncation safe = steps.hygiene.result(result);
+        CallRecord record = steps.calls.record(draft.status(CallStatus.EXECUTED).resultJson(Json.write(safe.value()))
+                .durationMillis(Steps.millisSince(toolStart)).build());
+        steps.events.publish(record, CallStatus.EXECUTED, record.principal(), start);
+        rememberSuccess(context, call);
+        return new Executed(record.id(), record.toolName(), safe.value(), safe.truncated());
+    }
+
+    /** Dry-runs {@code call} and stores it as proposal {@code id}, replacing {@code supersedes} if set. */
+    Proposal propose(CallContext context, Prepared call, String id, String supersedes, long start) {
+        if (context.sessionId() != null
+                && steps.calls.countPending(context.sessionId()) >= steps.settings.maxPendingPerSession()) {
+            throw pendingLimit(context.sessionId());
+        }
+        CallRecord.Builder proposal = steps.draft(context, call, id, steps.admit(context.principal())).supersedes(supersedes);
+        ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.DRY_RUN);
+        long toolStart = System.nanoTime();
+        DryRunResult preview;
+        try {
+            preview = steps.runner.run(() -> call.tool().dryRun(call.arguments(), toolContext), steps.timeout(call.tool()));
+        } catch (ToolValidationException e) {
+            throw steps.invalid(proposal, call, e, toolStart, start);
+        } catch (Throwable e) {
+            throw steps.fail(proposal, call, e, toolStart, start);
+        }
+        ProposalToken token = ProposalToken.generate(id, random);
+        String summary = steps.settings.redactor().redactText(preview.summary());
+        List<FieldChange> diff = steps.hygiene.diff(preview.diff());
+        ProposeResult proposed = steps.calls.propose(proposal.status(CallStatus.PROPOSED).summary(summary)
+                        .payloadJson(Json.write(preview.payload()))
+                        .diffJson(diff.isEmpty() ? null : Json.write(FieldDiff.toJson(diff)))
+                        .tokenDigest(token.nonceDigestHex()).durationMillis(Steps.millisSince(toolStart)).build(),
+                steps.settings.ttlFor(context.sessionKind()), steps.settings.maxPendingPerSession());
+        if (proposed.status() == ProposeResult.Status.PENDING_LIMIT) {
+            CallRecord refused = steps.calls.record(proposal.status(CallStatus.DENIED).summary(null).payloadJson(null)
+                    .diffJson(null).tokenDigest(null).decisionReason("pending_limit").build());
+            steps.events.publish(refused, CallStatus.DENIED, refused.principal(), start);
+            throw pendingLimit(context.sessionId());
+        }
+        CallRecord record = proposed.record();
+        steps.events.publish(record, CallStatus.PROPOSED, record.principal(), start);
+        rememberSuccess(context, call);
+        return new Proposal(record.id(), record.toolName(), record.effect(), token.value(), summary, preview.payload(),
+                diff, record.expiresAt(), call.mode());
+    }
+
+    /** Policy consented (an ALLOW override, or AUTO mode): the proposal just made is applied in the same step. */
+    private Applied applyAutomatically(CallContext context, Prepared call, Proposal proposal, long start) {
+        String reason = call.mode().mode() == Mode.ALLOW ? "allow_policy" : "auto_mode";
+        // the call was admitted when it was proposed: applying it in the same step is not charged again
+        ClaimResult claim = steps.calls.claim(proposal.callId(),
+                new Claim(PrincipalRef.of(context.principal()), null, reason, steps.outcomeWithin(call.tool())), null);
+        if (claim.status() != ClaimResult.Status.CLAIMED) {
+            throw new IllegalStateException("a proposal just made could not be claimed: " + claim.status());
+        }
+        return applies.runClaimed(claim.record(), call.tool(), proposal.payload(), context.principal(), context.transport(),
+                true, start);
+    }
+
+    private static PendingLimitException pendingLimit(String sessionId) {
+        return new PendingLimitException("Session " + sessionId + " already has the maximum number of pending proposals; "
+                + "wait for an operator to decide on them");
+    }
+
+    private static void rememberSuccess(CallContext context, Prepared call) {
+        if (context.turn() != null) {
+            context.turn().recordSuccess(call.tool().name(), call.argumentsHash());
+        }
+    }
+}

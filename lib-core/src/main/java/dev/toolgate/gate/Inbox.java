@@ -1,0 +1,215 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.gate.Steps.Prepared;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.ModeOverride;
+import dev.toolgate.policy.OverrideScope;
+import dev.toolgate.policy.PermissionMode;
+import dev.toolgate.policy.ToolReview;
+import dev.toolgate.spi.CallStore.Claim;
+import dev.toolgate.spi.CallStore.ClaimResult;
+import dev.toolgate.spi.CallStore.Closure;
+import dev.toolgate.spi.CallStore.Resolution;
+import dev.toolgate.tool.RegisteredTool;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The operator's side: the pending proposals and in-doubt calls of a tenant, and the decisions on
+ * them (approve once or always, reject, edit, resolve), the modes operators store, and schema
+ * re-confirmation. Every action needs the approver rule; a decision on something no longer pending
+ * is a safe no-op that says what happened instead.
+ */
+final class Inbox {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StandardEngine.class);
+    private static final int MAX_INBOX = 1_000;
+
+    private final Steps steps;
+    private final Calls calls;
+    private final Applies applies;
+
+    Inbox(Steps steps, Calls calls, Applies applies) {
+        this.steps = steps;
+        this.calls = calls;
+        this.applies = applies;
+    }
+
+    InboxResult approve(CallContext approver, String callId, Approval approval) {
+        long start = System.nanoTime();
+        Objects.requireNonNull(approval, "approval");
+        steps.approvers.require(approver);
+        CallRecord record = proposalFor(approver, callId);
+        if (!record.pendingAt(steps.calls.now())) {
+            return notPending(record);
+        }
+        if (approval.always()) {
+            scopeId(approval.scope(), record);
+        }
+        RegisteredTool tool = steps.tool(record.toolName());
+        steps.authorize(approver.principal(), tool);
+        steps.requireDistinctDecider(record, approver.principal(), "approving it");
+        JsonNode payload = Applies.storedPayload(record, tool);
+        PrincipalRef actor = PrincipalRef.of(approver.principal());
+        ClaimResult claim = steps.calls.claim(record.id(), new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
+                steps.charge(approver.principal()));
+        if (claim.status() != ClaimResult.Status.CLAIMED) {
+            return claim.record() == null ? notPending(record) : notPending(claim.record());
+        }
+        if (approval.always()) {
+            allowFromNowOn(approval.scope(), record, tool, actor);
+        }
+        return new InboxResult.Approved(record.id(),
+                applies.runClaimed(claim.record(), tool, payload, approver.principal(), approver.transport(), false, start));
+    }
+
+    InboxResult reject(CallContext approver, String callId, String reason) {
+        long start = System.nanoTime();
+        steps.approvers.require(approver);
+        CallRecord record = proposalFor(approver, callId);
+        PrincipalRef actor = PrincipalRef.of(approver.principal());
+        if (!steps.calls.close(record.id(), new Closure(CallStatus.REJECTED, actor, reason, null))) {
+            return notPending(steps.calls.find(record.id()).orElse(record));
+        }
+        steps.events.publish(record, CallStatus.REJECTED, actor, start);
+        return new InboxResult.Rejected(record.id(), reason);
+    }
+
+    InboxResult edit(CallContext approver, String callId, JsonNode arguments) {
+        long start = System.nanoTime();
+        steps.approvers.require(approver);
+        CallRecord record = proposalFor(approver, callId);
+        if (!record.pendingAt(steps.calls.now())) {
+            return notPending(record);
+        }
+        steps.requireDistinctDecider(record, approver.principal(), "editing it");
+        CallContext editor = new CallContext(approver.principal(), record.tenantId(), record.sessionId(), record.automationId(),
+                approver.transport(), PermissionMode.APPROVE, approver.sessionKind(), null);
+        Prepared call = steps.prepare(editor, record.toolName(), arguments);
+        String replacementId = Steps.newId();
+        PrincipalRef actor = PrincipalRef.of(approver.principal());
+        if (!steps.calls.close(record.id(), new Closure(CallStatus.SUPERSEDED, actor, "edited by operator", replacementId))) {
+            return notPending(steps.calls.find(record.id()).orElse(record));
+        }
+        steps.events.publish(record, CallStatus.SUPERSEDED, actor, start);
+        CallResult replacement = call.mode().mode() == Mode.DENY
+                ? calls.deny(editor, call, start)
+                : calls.propose(editor, call, replacementId, record.id(), start);
+        return new InboxResult.Edited(record.id(), replacement);
+    }
+
+    List<PendingProposal> pending(CallContext viewer, String sessionId) {
+        Objects.requireNonNull(viewer, "viewer");
+        CallQuery query = CallQuery.latest(MAX_INBOX).status(CallStatus.PROPOSED);
+        boolean operator = steps.approvers.isApprover(viewer.principal());
+        if (operator) {
+            query = query.tenant(viewer.tenantId());
+            if (sessionId != null) {
+                query = query.session(sessionId);
+            }
+        } else {
+            if (sessionId == null) {
+                return List.of();
+            }
+            query = query.session(sessionId).principal(viewer.principal().key());
+        }
+        Instant now = steps.calls.now();
+        String notAnOperator = operator ? null
+                : "Deciding needs the approver rule " + steps.settings.approverRule() + "; an operator will decide";
+        return steps.calls.query(query).stream()
+                .filter(r -> Objects.equals(r.tenantId(), viewer.tenantId()) && r.pendingAt(now))
+                .map(r -> Applies.pendingView(r, notAnOperator != null ? notAnOperator
+                        : steps.sameDeciderReason(r, viewer.principal())))
+                .toList();
+    }
+
+    List<CallRecord> interrupted(CallContext viewer) {
+        steps.approvers.require(viewer);
+        return steps.calls.query(CallQuery.latest(MAX_INBOX).status(CallStatus.INTERRUPTED).tenant(viewer.tenantId()))
+                .stream().filter(r -> Objects.equals(r.tenantId(), viewer.tenantId())).toList();
+    }
+
+    InboxResult resolve(CallContext operator, String callId, boolean applied, String note) {
+        long start = System.nanoTime();
+        steps.approvers.require(operator);
+        CallRecord record = steps.calls.find(callId).filter(r -> Objects.equals(r.tenantId(), operator.tenantId()))
+                .orElseThrow(() -> new UnknownProposalException("No call " + callId));
+        PrincipalRef actor = PrincipalRef.of(operator.principal());
+        CallStatus outcome = applied ? CallStatus.APPLIED : CallStatus.FAILED;
+        Resolution resolution = new Resolution(outcome, actor, note == null ? null : steps.settings.redactor().redactText(note));
+        if (!steps.calls.resolve(record.id(), resolution)) {
+            CallRecord now = steps.calls.find(record.id()).orElse(record);
+            return new InboxResult.NotPending(now.id(), now.status());
+        }
+        LOG.info("Operator {} resolved interrupted call {} of {} as {}", actor, record.id(), record.toolName(),
+                applied ? "applied" : "not applied");
+        steps.events.publish(record, outcome, actor, start);
+        return new InboxResult.Resolved(record.id(), outcome);
+    }
+
+    void confirmSchema(CallContext approver, String toolName) {
+        steps.approvers.require(approver);
+        RegisteredTool tool = steps.tool(toolName);
+        steps.authorize(approver.principal(), tool);
+        steps.policies.putReview(new ToolReview(Steps.tenantKey(approver.tenantId()), tool.name(), tool.schemaFingerprint(),
+                PrincipalRef.of(approver.principal()), null));
+    }
+
+    void setMode(CallContext approver, OverrideScope scope, String toolName, Mode mode) {
+        steps.approvers.require(approver);
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(mode, "mode");
+        RegisteredTool tool = steps.tool(toolName);
+        String scopeId = scope == OverrideScope.AUTOMATION ? approver.automationId() : approver.tenantId();
+        if (scopeId == null) {
+            throw new IllegalArgumentException("the approver's context has no " + scope.wireName() + " to store a mode for");
+        }
+        PrincipalRef actor = PrincipalRef.of(approver.principal());
+        steps.policies.putOverride(new ModeOverride(scope, scopeId, tool.name(), mode, actor, null));
+        steps.policies.putReview(new ToolReview(Steps.tenantKey(approver.tenantId()), tool.name(), tool.schemaFingerprint(),
+                actor, null));
+    }
+
+    boolean clearMode(CallContext approver, OverrideScope scope, String toolName) {
+        steps.approvers.require(approver);
+        Objects.requireNonNull(scope, "scope");
+        String scopeId = scope == OverrideScope.AUTOMATION ? approver.automationId() : approver.tenantId();
+        return scopeId != null && steps.policies.removeOverride(scope, scopeId, toolName);
+    }
+
+    /** A proposal the approver's tenant may decide on; other tenants' proposals do not exist for them. */
+    private CallRecord proposalFor(CallContext approver, String callId) {
+        return steps.calls.find(callId)
+                .filter(r -> r.tokenDigest() != null && Objects.equals(r.tenantId(), approver.tenantId()))
+                .orElseThrow(() -> new UnknownProposalException("No proposal " + callId));
+    }
+
+    private static InboxResult.NotPending notPending(CallRecord record) {
+        CallStatus status = record.status() == CallStatus.PROPOSED ? CallStatus.EXPIRED : record.status();
+        return new InboxResult.NotPending(record.id(), status);
+    }
+
+    private static String scopeId(OverrideScope scope, CallRecord record) {
+        String id = scope == OverrideScope.AUTOMATION ? record.automationId() : record.tenantId();
+        if (id == null) {
+            throw new IllegalArgumentException("Proposal " + record.id() + " has no " + scope.wireName()
+                    + "; approve always at a scope the proposal belongs to");
+        }
+        return id;
+    }
+
+    private void allowFromNowOn(OverrideScope scope, CallRecord record, RegisteredTool tool, PrincipalRef actor) {
+        steps.policies.putOverride(new ModeOverride(scope, scopeId(scope, record), tool.name(), Mode.ALLOW, actor, null));
+        steps.policies.putReview(new ToolReview(Steps.tenantKey(record.tenantId()), tool.name(), tool.schemaFingerprint(),
+                actor, null));
+    }
+
+}

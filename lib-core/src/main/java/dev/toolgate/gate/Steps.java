@@ -1,0 +1,287 @@
+package dev.toolgate.gate;
+
+import dev.toolgate.access.AccessDecision;
+import dev.toolgate.access.Principal;
+import dev.toolgate.access.PrincipalKind;
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.access.Resolver;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.budget.BudgetCharge;
+import dev.toolgate.budget.BudgetLimit;
+import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.json.CanonicalJson;
+import dev.toolgate.policy.ModeCascade;
+import dev.toolgate.policy.ModeResolution;
+import dev.toolgate.policy.PolicyView;
+import dev.toolgate.policy.ToolReview;
+import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.PolicyStore;
+import dev.toolgate.tool.RegisteredTool;
+import dev.toolgate.tool.ToolContext;
+import dev.toolgate.tool.ToolRegistry;
+import dev.toolgate.tool.ToolValidationException;
+import dev.toolgate.tool.ValidationIssue;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+/**
+ * The parts every verb of the standard engine shares, and the steps they all take: find and
+ * authorize a tool, check arguments, resolve the policy mode, meter, run tool code with its timeout,
+ * and record a failure before it propagates.
+ */
+final class Steps implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StandardEngine.class);
+    /** Who records first-seen schema baselines. */
+    static final PrincipalRef SYSTEM = new PrincipalRef(PrincipalKind.SERVICE, "toolgate");
+    /**
+     * How long after a tool's timeout a claimed call's outcome may still arrive before the call reads
+     * as interrupted: the runner answers at the timeout, and recording the outcome is one statement.
+     */
+    static final Duration OUTCOME_GRACE = Duration.ofSeconds(30);
+
+    final ToolRegistry registry;
+    final Resolver resolver;
+    final ToolBudget budget;
+    final CallStore calls;
+    final PolicyStore policies;
+    final GateSettings settings;
+    final Events events;
+    final Hygiene hygiene;
+    final Approvers approvers;
+    final ToolRunner runner = new ToolRunner();
+
+    Steps(EngineContext context) {
+        this.registry = context.registry();
+        this.resolver = context.resolver();
+        this.budget = context.budget();
+        this.calls = context.store().calls();
+        this.policies = context.store().policies();
+        this.settings = context.settings();
+        this.events = new Events(context.listeners());
+        this.hygiene = new Hygiene(settings.redactor(), settings.resultLimitBytes());
+        this.approvers = new Approvers(resolver, settings.approverRule());
+    }
+
+    /** A call that passed every check that changes nothing. */
+    record Prepared(RegisteredTool tool, JsonNode arguments, String argumentsHash, ModeResolution mode) {
+    }
+
+    /** The registered tool named {@code name}. */
+    RegisteredTool tool(String name) {
+        return registry.find(name).orElseThrow(() -> new UnknownToolException(name));
+    }
+
+    /** Throws {@link ForbiddenException} naming the missing rules unless {@code principal} may use {@code tool}. */
+    void authorize(Principal principal, RegisteredTool tool) {
+        AccessDecision decision = resolver.decide(principal, tool);
+        if (!decision.allowed()) {
+            throw new ForbiddenException(decision.describe(tool.name()), tool.name(), decision.missingRules());
+        }
+    }
+
+    /** The checks that change nothing: tool, access, arguments (size, schema), the turn's duplicates, the mode. */
+    Prepared prepare(CallContext context, String toolName, JsonNode arguments) {
+        Objects.requireNonNull(context, "context");
+        RegisteredTool tool = tool(toolName);
+        authorize(context.principal(), tool);
+        JsonNode args = arguments == null || arguments.isMissingNode() ? JsonNodeFactory.instance.objectNode() : arguments;
+        String canonical;
+        try {
+            canonical = CanonicalJson.canonicalize(args);
+        } catch (IllegalArgumentException e) {
+            throw new ToolValidationException(tool.name(), List.of(ValidationIssue.at("", e.getMessage())));
+        }
+        byte[] bytes = canonical.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > settings.maxArgumentBytes()) {
+            throw new ToolValidationException(tool.name(), List.of(ValidationIssue.at("", "the arguments are "
+                    + bytes.length + " bytes; the limit is " + settings.maxArgumentBytes())));
+        }
+        List<ValidationIssue> issues = tool.validate(args);
+        if (!issues.isEmpty()) {
+            throw new ToolValidationException(tool.name(), issues);
+        }
+        String hash = CanonicalJson.sha256Hex(bytes);
+        if (context.turn() != null && context.turn().succeeded(tool.name(), hash)) {
+            throw new DuplicateCallException(tool.name());
+        }
+        return new Prepared(tool, args, hash, resolveMode(tool, context.tenantId(), context.automationId()));
+    }
+
+    private ModeResolution resolveMode(RegisteredTool tool, String tenantId, String automationId) {
+        PolicyView view = policies.view(tool.name(), tenantId, automationId);
+        if (tool.tool().dynamic() && view.review().isEmpty()) {
+            ToolReview baseline = policies.reviewIfAbsent(
+                    new ToolReview(tenantKey(tenantId), tool.name(), tool.schemaFingerprint(), SYSTEM, null));
+            view = new PolicyView(view.automationOverride(), view.tenantOverride(), Optional.of(baseline));
+        }
+        ModeResolution mode = ModeCascade.resolve(tool.effect(), view, tool.schemaFingerprint());
+        if (mode.drifted()) {
+            LOG.info("Tool {} drifted from the schema reviewed for tenant '{}'; mode {} until an operator re-confirms",
+                    tool.name(), tenantKey(tenantId), mode.mode().wireName());
+        }
+        return mode;
+    }
+
+    /**
+     * Under separation of duties, refuses {@code actor} deciding on (applying, approving, editing)
+     * a proposal they made themselves.
+     */
+    void requireDistinctDecider(CallRecord proposal, Principal actor, String action) {
+        String reason = sameDeciderReason(proposal, actor);
+        if (reason != null) {
+            throw new SeparationOfDutiesException(reason + " (" + action + " refused)", proposal.toolName());
+        }
+    }
+
+    /** Why {@code viewer} may not decide on {@code proposal} under separation of duties, or null. */
+    String sameDeciderReason(CallRecord proposal, Principal viewer) {
+        if (!settings.requireDistinctApprover() || !proposal.principal().equals(PrincipalRef.of(viewer))) {
+            return null;
+        }
+        return "Separation of duties: " + proposal.principal() + " proposed " + proposal.toolName() + " (call "
+                + proposal.id() + "); another operator must apply or approve it";
+    }
+
+    /** A call's record before its outcome: who, what, where, the policy, the hash, the admission time. */
+    CallRecord.Builder draft(CallContext context, Prepared call, String id, Instant admittedAt) {
+        return CallRecord.builder()
+                .id(id)
+                .toolName(call.tool().name())
+                .effect(call.tool().effect())
+                .principal(PrincipalRef.of(context.principal()))
+                .tenantId(context.tenantId())
+                .sessionId(context.sessionId())
+                .automationId(context.automationId())
+                .transport(context.transport())
+                .mode(call.mode().mode())
+                .modeSource(call.mode().source())
+                .argumentsHash(call.argumentsHash())
+                .createdAt(admittedAt);
+    }
+
+    /** Meters one call of {@code principal}; the admission time, or null when its budget is unlimited. */
+    Instant admit(Principal principal) {
+        BudgetCharge charge = charge(principal);
+        return charge == null ? null : calls.admit(charge);
+    }
+
+    /** What one call of {@code principal} costs, or null when its budget is unlimited. */
+    BudgetCharge charge(Principal principal) {
+        BudgetLimit limit = budget.limitFor(principal);
+        return limit == null ? null : new BudgetCharge(principal.key(), limit);
+    }
+
+    /** Records a call whose dry-run or execution rejected the arguments; the exception names the tool. */
+    ToolValidationException invalid(CallRecord.Builder draft, Prepared call, ToolValidationException e, long toolStart,
+                                    long start) {
+        ToolValidationException named = e.forTool(call.tool().name());
+        CallRecord record = calls.record(draft.status(CallStatus.INVALID).error(settings.redactor().redactText(named.getMessage()))
+                .durationMillis(millisSince(toolStart)).build());
+        events.publish(record, CallStatus.INVALID, record.principal(), start);
+        return named;
+    }
+
+    /**
+     * Records a call whose tool code failed before anything was applied, then returns the exception
+     * to throw; an {@link Error} is recorded and then rethrown as it is.
+     */
+    ToolExecutionException fail(CallRecord.Builder draft, Prepared call, Throwable e, long toolStart, long start) {
+        String message = failureMessage(call.tool().name(), e);
+        CallRecord record;
+        try {
+            record = calls.record(draft.status(CallStatus.FAILED).error(message).durationMillis(millisSince(toolStart)).build());
+        } catch (RuntimeException | Error recording) {
+            throw unrecorded(e, recording);
+        }
+        return failed(record, e, message, record.principal(), start);
+    }
+
+    /**
+     * Records the failure of a claimed proposal's execution, then returns the exception to throw; an
+     * {@link Error} is recorded and then rethrown as it is.
+     */
+    ToolExecutionException failApplied(CallRecord record, Throwable e, PrincipalRef actor, long toolStart, long start) {
+        String message = failureMessage(record.toolName(), e);
+        try {
+            calls.complete(record.id(), new CallStore.Completion(CallStatus.FAILED, null, message, millisSince(toolStart)));
+        } catch (RuntimeException | Error recording) {
+            throw unrecorded(e, recording);
+        }
+        return failed(record, e, message, actor, start);
+    }
+
+    private String failureMessage(String toolName, Throwable e) {
+        return e instanceof ToolRunner.Timeout ? toolName + " " + e.getMessage() : hygiene.error(e);
+    }
+
+    private ToolExecutionException failed(CallRecord record, Throwable e, String message, PrincipalRef actor, long start) {
+        LOG.warn("Tool {} failed (call {}): {}", record.toolName(), record.id(), message);
+        LOG.debug("Failure of call {}", record.id(), e);
+        events.publish(record, CallStatus.FAILED, actor, start);
+        if (e instanceof Error error) {
+            throw error;
+        }
+        return new ToolExecutionException(record.id(), record.toolName(), message, e instanceof ToolRunner.Timeout);
+    }
+
+    /** The tool's failure could not be recorded either: both travel, the tool's first. */
+    private static RuntimeException unrecorded(Throwable toolFailure, Throwable recording) {
+        toolFailure.addSuppressed(recording);
+        if (toolFailure instanceof Error error) {
+            throw error;
+        }
+        if (recording instanceof Error error) {
+            throw error;
+        }
+        return (RuntimeException) recording;
+    }
+
+    /** Tool code's context for a call that has not been claimed: a dry-run, or a read. */
+    static ToolContext toolContext(String callId, CallContext context, ToolContext.Phase phase) {
+        return new ToolContext(callId, context.principal(), context.tenantId(), context.sessionId(), context.automationId(),
+                context.transport(), phase);
+    }
+
+    /** The context of a claimed proposal's execution: the proposal's setting, the executor's rights. */
+    static ToolContext toolContext(CallRecord record, Principal executor, String transport) {
+        return new ToolContext(record.id(), executor, record.tenantId(), record.sessionId(), record.automationId(),
+                transport, ToolContext.Phase.EXECUTE);
+    }
+
+    Duration timeout(RegisteredTool tool) {
+        return tool.timeout().orElse(settings.executionTimeout());
+    }
+
+    /** How long after its claim a call's outcome is due: the tool's timeout plus {@link #OUTCOME_GRACE}. */
+    Duration outcomeWithin(RegisteredTool tool) {
+        return timeout(tool).plus(OUTCOME_GRACE);
+    }
+
+    static long millisSince(long nanos) {
+        return Duration.ofNanos(System.nanoTime() - nanos).toMillis();
+    }
+
+    static String tenantKey(String tenantId) {
+        return tenantId == null ? "" : tenantId;
+    }
+
+    static String newId() {
+        return UUID.randomUUID().toString();
+    }
+
+    @Override
+    public void close() {
+        runner.close();
+    }
+}
