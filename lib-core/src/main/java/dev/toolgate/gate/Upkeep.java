@@ -22,8 +22,13 @@ final class Upkeep {
     static final int BATCH = 500;
     /** Batches of one kind a scheduled sweep takes, so one sweep stays short; the next sweep goes on. */
     static final int BATCHES_PER_SWEEP = 20;
+    /** Purging runs at most this often (by the store's clock) unless the last purge left work behind. */
+    static final Duration PURGE_EVERY = Duration.ofMinutes(5);
 
     private final Steps steps;
+    /** When this engine's sweep last purged, and whether it stopped at its batch limit. */
+    private volatile Instant lastPurge;
+    private volatile boolean purgeUnfinished;
 
     Upkeep(Steps steps) {
         this.steps = steps;
@@ -35,17 +40,30 @@ final class Upkeep {
             LOG.debug("Expired {} proposal(s)", expired);
         }
         int interrupted = interruptOverdue();
-        Retention retention = steps.settings.retention();
+        return new SweepResult(expired, interrupted, purgeByRetention());
+    }
+
+    /** A few batches of each kind the retention no longer keeps, at most every {@link #PURGE_EVERY}. */
+    private PurgeResult purgeByRetention() {
         Instant now = steps.calls.now();
+        Instant last = lastPurge;
+        if (last != null && !purgeUnfinished && now.isBefore(last.plus(PURGE_EVERY))) {
+            return PurgeResult.NONE;
+        }
+        Retention retention = steps.settings.retention();
         PurgeResult purged = new PurgeResult(
                 purge(Purge.FINISHED_CALLS, cutoff(now, retention.finishedCalls()), BATCHES_PER_SWEEP),
                 purge(Purge.CLOSED_PROPOSALS, cutoff(now, retention.closedProposals()), BATCHES_PER_SWEEP),
                 purge(Purge.IDLE_SESSIONS, cutoff(now, retention.idleSessions()), BATCHES_PER_SWEEP),
                 purge(Purge.IDLE_BUDGETS, cutoff(now, retention.idleBudgets()), BATCHES_PER_SWEEP));
+        int limit = BATCH * BATCHES_PER_SWEEP;
+        purgeUnfinished = purged.finishedCalls() >= limit || purged.closedProposals() >= limit
+                || purged.idleSessions() >= limit || purged.idleBudgets() >= limit;
+        lastPurge = now;
         if (purged.total() > 0) {
             LOG.debug("Purged {}", purged);
         }
-        return new SweepResult(expired, interrupted, purged);
+        return purged;
     }
 
     /**

@@ -80,6 +80,25 @@ public interface RetentionContract extends ContractCase {
     }
 
     @Test
+    default void scheduledPurgingRunsAtMostEveryFiveMinutesOfStoreTime() {
+        Toolgate gate = fx().gate();
+        String first = gate.call(fx().ctx(fx().reader), "notes.list", "{}").callId();
+        fx().clock.advance(Duration.ofMinutes(3));
+        String second = gate.call(fx().ctx(fx().reader), "notes.list", "{}").callId();
+        fx().clock.advance(Duration.ofDays(90).minusMinutes(2));
+
+        assertThat(gate.sweep().purged().finishedCalls()).isEqualTo(1);
+        assertThat(exists(first)).isFalse();
+        fx().clock.advance(Duration.ofMinutes(3));
+        assertThat(gate.sweep().purged()).as("the second call is due, but the last purge was 3 minutes ago")
+                .isEqualTo(PurgeResult.NONE);
+        assertThat(exists(second)).isTrue();
+        fx().clock.advance(Duration.ofMinutes(2));
+        assertThat(gate.sweep().purged().finishedCalls()).isEqualTo(1);
+        assertThat(exists(second)).isFalse();
+    }
+
+    @Test
     default void aHostPurgesItselfEverythingThatClosedBeforeAnInstant() {
         Toolgate gate = fx().gate(b -> b.retention(Retention.keepForever()).budget(ToolBudget.unlimited()));
         CallContext ctx = fx().ctx(fx().writer);
