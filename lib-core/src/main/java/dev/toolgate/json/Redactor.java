@@ -1,39 +1,118 @@
 package dev.toolgate.json;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ContainerNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Removes secrets from JSON trees and free text by key, before they are logged, audited or shown.
+ * Removes secrets from JSON trees and free text before they are logged, audited or shown: by the key or
+ * name they are stored under, and by their shape whatever the key.
  *
- * <p>A key is <em>sensitive</em> when its normalized form contains the normalized form of one of the
- * redactor's fragments. Normalizing lowercases (in {@link Locale#ROOT}) and removes {@code -}, {@code _},
- * {@code .} and spaces, so the fragment {@code apikey} matches {@code API_KEY}, {@code X-Api-Key} and
- * {@code apiKeyHeader}, and {@code secret} matches {@code clientSecret}.
+ * <h2>Sensitive keys: whole words</h2>
+ * A key is split into words ({@code camelCase}, {@code PascalCase}, acronyms such as {@code APIKey},
+ * {@code snake_case}, {@code kebab-case}, dots, spaces and digits all separate words) and is
+ * <em>sensitive</em> when it contains one of the redactor's terms as whole words: {@code token} matches
+ * {@code token}, {@code access_token}, {@code idToken} and {@code X-Auth-Token}, but not
+ * {@code max_tokens}, {@code input_tokens} or {@code tokenizer}. Terms may have several words and are
+ * compared without their separators, so {@code api key} matches {@code apiKey}, {@code API_KEY},
+ * {@code x-api-key}, {@code XApiKey} and {@code apikey}; a term may also end a longer word, so
+ * {@code password} matches {@code dbpassword} but not {@code passwordless}. A term directly followed by
+ * one of the words {@code count}, {@code counts}, {@code limit}, {@code limits}, {@code usage},
+ * {@code length}, {@code size}, {@code type}, {@code expires}, {@code expiry}, {@code expiration} or
+ * {@code ttl} describes the secret rather than holding it and does not make the key sensitive:
+ * {@code token_count}, {@code token_type} and {@code password_expires_at} stay visible.
  *
- * <p>The {@linkplain #defaults() default} fragments are {@code token}, {@code secret}, {@code password},
- * {@code passwd}, {@code authorization}, {@code apikey}, {@code api_key}, {@code cookie},
- * {@code privatekey} and {@code credential}. Session identifiers are deliberately not among them:
- * Toolgate records them in the audit trail to correlate calls. Matching by containment is broad on
- * purpose (a secret that leaks is worse than a field that is hidden); note that {@code token} also matches
- * counters such as {@code max_tokens}.
+ * <p>Before matching, a key is folded so that look-alikes cannot hide a term: compatibility forms
+ * (fullwidth or mathematical letters), accents, invisible characters (zero-width spaces and joiners, soft
+ * hyphens, byte order marks) and Cyrillic or Greek letters that look like Latin ones ({@code pаssword}
+ * with a Cyrillic {@code а}) are all read as the plain Latin word. Terms are English: a key in another
+ * language is sensitive only if the host adds its term.
  *
- * <p>Redaction is best effort for free text: {@link #redactText(String)} recognizes common spellings of
- * secrets, not every one, and should not be the only protection.
+ * <p>The {@linkplain #defaults() default} terms are:
+ * <ul>
+ *   <li>passwords: {@code password}, {@code passwords}, {@code passwd}, {@code pwd} (also the name of the
+ *       working directory in environment dumps, hidden too, which is the cheaper mistake),
+ *       {@code passphrase}, {@code passcode}, {@code otp} (one-time password);</li>
+ *   <li>secrets and tokens: {@code secret} and {@code secrets} (so {@code client_secret} and
+ *       {@code aws_secret_access_key}), {@code token} in the singular only (so {@code access_token},
+ *       {@code refresh_token}, {@code id_token}, {@code session_token}, {@code auth_token}, but not the
+ *       counters {@code tokens} and {@code max_tokens}), the plurals {@code access tokens},
+ *       {@code refresh tokens}, {@code id tokens}, {@code auth tokens}, {@code session tokens},
+ *       {@code api tokens} and {@code bearer tokens}, and {@code bearer};</li>
+ *   <li>keys: {@code api key}, {@code api keys}, {@code access key}, {@code access keys} (so the AWS
+ *       {@code aws_access_key_id}), {@code private key}, {@code private keys}, {@code signing key},
+ *       {@code encryption key}, {@code master key}, {@code session key}, {@code account key} (Azure
+ *       storage) and {@code client key}; a plain {@code key} is not sensitive ({@code primary_key},
+ *       {@code sort_key}, {@code public_key});</li>
+ *   <li>HTTP credentials: {@code authorization} (so {@code Proxy-Authorization}), {@code cookie} and
+ *       {@code cookies} (so {@code Set-Cookie});</li>
+ *   <li>{@code credential}, {@code credentials} and {@code creds}.</li>
+ * </ul>
+ * Session identifiers are deliberately not among them: Toolgate records them in the audit trail to
+ * correlate calls. Neither are personal data such as card numbers, nor ambiguous words such as
+ * {@code pin} (also a GPIO pin or a pinned message) or {@code pass} ({@code bypass}, {@code pass_rate}):
+ * hosts add such terms with {@link #withKeys(String...)}.
+ *
+ * <h2>Secret-shaped values</h2>
+ * Whatever their key, and inside longer text, these are replaced by {@value #REDACTED}; the rest of the
+ * text is kept, so {@code "Authorization failed for Bearer abc.def"} becomes
+ * {@code "Authorization failed for Bearer [REDACTED]"}:
+ * <ul>
+ *   <li>HTTP credentials: the credential after {@code Bearer} (unless it is a plain word, as in
+ *       "Bearer token"), and after {@code Basic} when it is base64 of {@code user:password};</li>
+ *   <li>JSON Web Tokens, signed or encrypted;</li>
+ *   <li>PEM blocks from their {@code -----BEGIN} line through their {@code -----END} line (or to the end
+ *       of the text when the end is missing), except those that hold only public material: certificates,
+ *       certificate requests, revocation lists, public keys, parameters and signatures; an array of
+ *       strings, such as the lines of a file, is redacted from a begin line to the element with the end
+ *       line;</li>
+ *   <li>API keys by their documented prefixes: OpenAI ({@code sk-}, {@code sk-proj-} and others),
+ *       Anthropic ({@code sk-ant-}), OpenRouter, GitHub ({@code ghp_}, {@code gho_}, {@code ghu_},
+ *       {@code ghs_}, {@code ghr_}, {@code github_pat_}), GitLab ({@code glpat-}), Slack
+ *       ({@code xoxb-}, {@code xoxp-}, {@code xoxa-}, {@code xoxr-}, {@code xoxe-}, {@code xapp-}), AWS
+ *       access key ids ({@code AKIA}, {@code ASIA}), Google ({@code AIza}, {@code GOCSPX-},
+ *       {@code ya29.}), Stripe ({@code sk_live_}, {@code rk_live_}, their {@code _test_} twins and
+ *       {@code whsec_}), npm, Hugging Face and SendGrid;</li>
+ *   <li>the password of a URL, {@code scheme://user:password@host}, keeping the user and host;</li>
+ *   <li>values after a sensitive key in text: {@code password=abc}, {@code api_key: abc},
+ *       {@code "token":"abc"}, JSON escaped as {@code \"token\":\"abc\"}, and after a sensitive phrase,
+ *       {@code invalid api key: abc}; see {@link #redactText(String)};</li>
+ *   <li>Toolgate proposal tokens, {@code propose:<id>.<64 hex digits>}.</li>
+ * </ul>
+ * A string value that is itself a JSON object or array (a request body echoed back, say) is parsed and
+ * redacted as a tree, and written back compactly if anything in it was redacted. Numbers and booleans are only ever redacted by their key: no number has a shape that
+ * tells a secret from a count. UUIDs, hex digests (Toolgate's own argument hashes), timestamps and
+ * ordinary words are left alone.
+ *
+ * <h2>Limits</h2>
+ * Redaction is a safety net, not a guarantee. A secret under a harmless key, in a shape not listed above,
+ * or split across several strings that do not each look like a secret, is not recognized. Key names are
+ * kept, unless a key is itself secret-shaped (a map keyed by API key); such a key is redacted and, if
+ * that collides with another key, numbered: {@code [REDACTED]#2}. Redaction fails closed: a value that
+ * cannot be redacted, because it cannot be read or the redactor fails, is replaced whole.
+ *
+ * <p>Every pattern runs in time linear in its input, and trees are walked without recursion, so hostile
+ * input (megabyte strings, thousands of nesting levels) can neither hang nor overflow the stack.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -42,17 +121,31 @@ public final class Redactor {
     /** What a redacted value is replaced with. */
     public static final String REDACTED = "[REDACTED]";
 
-    private static final Redactor DEFAULTS = ofKeys(List.of("token", "secret", "password", "passwd",
-            "authorization", "apikey", "api_key", "cookie", "privatekey", "credential"));
+    /** The default terms, documented in the {@linkplain Redactor class documentation}. */
+    private static final List<String> DEFAULT_TERMS = List.of(
+            "password", "passwords", "passwd", "pwd", "passphrase", "passcode", "otp",
+            "secret", "secrets", "token", "access tokens", "refresh tokens", "id tokens", "auth tokens",
+            "session tokens", "api tokens", "bearer tokens", "bearer",
+            "api key", "api keys", "access key", "access keys", "private key", "private keys", "signing key",
+            "encryption key", "master key", "session key", "account key", "client key",
+            "authorization", "cookie", "cookies", "credential", "credentials", "creds");
+
+    private static final Redactor DEFAULTS = ofKeys(DEFAULT_TERMS);
+
+    /** Keys whose whole value, to the end of the line in text, is a credential: HTTP headers. */
+    private static final List<String> HEADER_TERMS = List.of("authorization", "cookie", "cookies");
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    /**
-     * Toolgate proposal tokens, {@code propose:<id>.<64 hex digits>}; the id part is matched separately,
-     * see {@link #redactProposalTokens(String)}.
-     */
-    private static final Pattern PROPOSAL_PREFIX = Pattern.compile("propose:(?=\\S)");
-    private static final Pattern PROPOSAL_SIGNATURE = Pattern.compile("\\.\\p{XDigit}{64}(?!\\p{XDigit})");
+    /** Reads JSON inside strings; refuses duplicate keys, which a tree would silently drop. */
+    private static final JsonMapper EMBEDDED_JSON =
+            Json.mapper().rebuild().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+    /** How many levels of JSON in a string in JSON are parsed; deeper ones are redacted as text. */
+    private static final int MAX_EMBEDDED_LEVELS = 8;
+
+    /** A character of a key in text: a letter, digit, mark, invisible format character, {@code _ . -}. */
+    private static final String KEY_CHAR = "[\\p{L}\\p{N}\\p{M}\\p{Cf}_.-]";
 
     /**
      * A key followed by {@code =} or {@code :}, optionally quoted or JSON-escaped-quoted:
@@ -60,33 +153,33 @@ public final class Redactor {
      * word boundary and is matched possessively so that scanning stays linear.
      */
     private static final Pattern KEY_AND_SEPARATOR =
-            Pattern.compile("(?<![\\w.-])([\\w.-]++)(?:\\\\?[\"'])?[ \\t]*+[:=][ \\t]*+");
+            Pattern.compile("(?<!" + KEY_CHAR + ")(" + KEY_CHAR + "++)(?:\\\\*+[\"'])?[ \\t]*+[:=][ \\t]*+");
 
     /** An HTTP authorization scheme in front of a credential, kept when the credential is redacted. */
     private static final Pattern AUTH_SCHEME = Pattern.compile("(?i:bearer|basic)[ \\t]++");
 
-    /** A bearer credential (RFC 6750 {@code b64token}). */
-    private static final Pattern BEARER =
-            Pattern.compile("(?<![\\w-])((?i:bearer)[ \\t]++)([\\w\\-.~+/]++=*+)");
+    /** How many words before a key in text are read with it, as in {@code invalid api key: abc}. */
+    private static final int PHRASE_WORDS = 3;
 
-    /** A basic credential: base64 of {@code user:password} (RFC 7617). */
-    private static final Pattern BASIC =
-            Pattern.compile("(?<![\\w-])((?i:basic)[ \\t]++)([A-Za-z0-9+/]++=*+)");
-
-    /** Normalized fragments of HTTP headers whose whole value is a credential, however many words it has. */
-    private static final List<String> HEADER_VALUED_KEYS = List.of("authorization", "cookie");
+    /** How many characters before a key in text are read for a phrase. */
+    private static final int PHRASE_CHARS = 64;
 
     /** Characters that end an unquoted value in free text. */
     private static final String VALUE_TERMINATORS = ",;&\"'<>()[]{}";
 
-    private final Set<String> fragments;
+    /** The terms as shown, sorted. */
+    private final Set<String> terms;
 
-    private Redactor(Set<String> fragments) {
-        this.fragments = fragments;
+    /** The terms as compared: letters and digits only, lowercase. */
+    private final List<String> matchTerms;
+
+    private Redactor(Set<String> terms, List<String> matchTerms) {
+        this.terms = terms;
+        this.matchTerms = matchTerms;
     }
 
     /**
-     * The redactor with the default fragments listed in the {@linkplain Redactor class documentation}.
+     * The redactor with the default terms listed in the {@linkplain Redactor class documentation}.
      *
      * @return the shared default redactor
      */
@@ -95,98 +188,127 @@ public final class Redactor {
     }
 
     /**
-     * A redactor for which a key is sensitive when it contains any of the given fragments, compared in
-     * normalized form.
+     * A redactor with only the given terms and none of the defaults; values are still redacted by their
+     * shape. Usually {@code Redactor.defaults().withKeys(...)} is what a host wants.
      *
-     * @param sensitiveKeyFragments the fragments, for example {@code apiKey} or {@code session_id}
+     * <p>Terms are whole words, as described in the {@linkplain Redactor class documentation}, not
+     * fragments matched anywhere in a key as in earlier snapshots: {@code token} no longer hides
+     * {@code max_tokens}. A plural is a separate term.
+     *
+     * @param sensitiveKeys the terms, for example {@code apiKey}, {@code session id} or {@code pin}
      * @return the redactor
-     * @throws IllegalArgumentException when a fragment is empty once normalized, since it would make
-     *                                  every key sensitive
+     * @throws IllegalArgumentException when a term has no letter or digit, since it would match nothing
      */
-    public static Redactor ofKeys(Collection<String> sensitiveKeyFragments) {
-        Set<String> normalized = new TreeSet<>();
-        for (String fragment : sensitiveKeyFragments) {
-            String n = normalize(Objects.requireNonNull(fragment, "fragment"));
-            if (n.isEmpty()) {
-                throw new IllegalArgumentException(
-                        "sensitive key fragment '" + fragment + "' is empty once normalized");
+    public static Redactor ofKeys(Collection<String> sensitiveKeys) {
+        Map<String, String> byMatchTerm = new LinkedHashMap<>();
+        for (String term : sensitiveKeys) {
+            Objects.requireNonNull(term, "term");
+            String matchTerm = KeyWords.term(term);
+            if (matchTerm.isEmpty()) {
+                throw new IllegalArgumentException("sensitive key term '" + term + "' has no letter or digit");
             }
-            normalized.add(n);
+            byMatchTerm.putIfAbsent(matchTerm, KeyWords.displayTerm(term));
         }
-        return new Redactor(Collections.unmodifiableSet(normalized));
+        return new Redactor(Collections.unmodifiableSet(new TreeSet<>(byMatchTerm.values())),
+                List.copyOf(byMatchTerm.keySet()));
     }
 
     /**
-     * The fragments, normalized and sorted.
+     * This redactor with more terms, for example {@code Redactor.defaults().withKeys("session_id", "pin")}.
+     *
+     * @param moreKeys the terms to add, matched like the others
+     * @return a new redactor; this one is unchanged
+     * @throws IllegalArgumentException when a term has no letter or digit
+     */
+    public Redactor withKeys(String... moreKeys) {
+        return withKeys(Arrays.asList(moreKeys));
+    }
+
+    /**
+     * This redactor with more terms.
+     *
+     * @param moreKeys the terms to add, matched like the others
+     * @return a new redactor; this one is unchanged
+     * @throws IllegalArgumentException when a term has no letter or digit
+     */
+    public Redactor withKeys(Collection<String> moreKeys) {
+        List<String> all = new ArrayList<>(terms);
+        all.addAll(moreKeys);
+        return ofKeys(all);
+    }
+
+    /**
+     * The terms, as words separated by single spaces ({@code apiKey} is {@code api key}), sorted.
      *
      * @return an unmodifiable set
      */
-    public Set<String> fragments() {
-        return fragments;
+    public Set<String> terms() {
+        return terms;
     }
 
     /**
-     * Whether a key is sensitive: its normalized form contains a normalized fragment.
+     * The terms.
+     *
+     * @return the same as {@link #terms()}
+     * @deprecated keys are now matched by whole words, not by fragments; use {@link #terms()}
+     */
+    @Deprecated(since = "0.1.0")
+    public Set<String> fragments() {
+        return terms;
+    }
+
+    /**
+     * Whether a key is sensitive: it contains one of the terms as whole words, as described in the
+     * {@linkplain Redactor class documentation}. A key that cannot be read is sensitive.
      *
      * @param key an object key, header name or parameter name
      * @return true if values under this key are redacted
      */
     public boolean isSensitive(String key) {
-        String normalized = normalize(key);
-        for (String fragment : fragments) {
-            if (normalized.contains(fragment)) {
-                return true;
-            }
+        try {
+            return KeyWords.containsTerm(KeyWords.split(key), matchTerms);
+        } catch (RuntimeException | StackOverflowError e) {
+            return true;
         }
-        return false;
     }
 
     /**
-     * A deep copy of a tree in which the value of every member with a sensitive key, at any depth and
-     * inside arrays too, is replaced by the string {@value #REDACTED}, whatever the value was (including
-     * objects, arrays and {@code null}).
+     * A deep copy of a tree with its secrets replaced by the string {@value #REDACTED}: the value of every
+     * member with a sensitive key, at any depth and inside arrays too, whatever the value was (including
+     * objects, arrays and {@code null}), and every secret-shaped part of every other string, key names
+     * included. Objects keep their members in order and arrays their length. If redaction cannot
+     * complete, the result is {@value #REDACTED} alone.
      *
      * @param node the tree; not modified
-     * @return the redacted copy, sharing no nodes with the input
+     * @return the redacted copy, sharing no containers with the input
      */
     public JsonNode redact(JsonNode node) {
         Objects.requireNonNull(node, "node");
-        if (node.isObject()) {
-            ObjectNode copy = NODES.objectNode();
-            for (Map.Entry<String, JsonNode> member : node.properties()) {
-                String key = member.getKey();
-                copy.set(key, isSensitive(key) ? NODES.stringNode(REDACTED) : redact(member.getValue()));
-            }
-            return copy;
+        try {
+            return redactTree(node, 0);
+        } catch (RuntimeException | StackOverflowError e) {
+            return NODES.stringNode(REDACTED);
         }
-        if (node.isArray()) {
-            ArrayNode copy = NODES.arrayNode(node.size());
-            for (JsonNode element : node) {
-                copy.add(redact(element));
-            }
-            return copy;
-        }
-        return node.deepCopy();
     }
 
     /**
-     * Free text, such as an exception message, with secrets replaced by {@value #REDACTED}. Recognized:
+     * Free text, such as an exception message, with secrets replaced by {@value #REDACTED}: every shape
+     * listed in the {@linkplain Redactor class documentation}, and values after sensitive keys:
      * <ul>
-     *   <li>values after sensitive keys: {@code password=abc}, {@code password: abc},
-     *       {@code "password":"abc"} (the quotes are kept), {@code 'password': 'abc'} and JSON escaped
-     *       inside a string, {@code \"password\":\"abc\"}; an unquoted value ends at whitespace or at one
-     *       of {@code , ; & " ' < > ( ) [ ] { }}, except after an authorization or cookie key
-     *       ({@code Authorization: Digest a="1", b="2"}, {@code Cookie: a=1; b=2}), whose whole header
-     *       value is secret and runs to the end of the line;</li>
-     *   <li>HTTP credentials: {@code Authorization: Bearer xyz} becomes
-     *       {@code Authorization: Bearer [REDACTED]} (the scheme is kept when it is Bearer or Basic) and
-     *       {@code Bearer xyz} anywhere becomes {@code Bearer [REDACTED]}; {@code Basic xyz} likewise
-     *       when {@code xyz} is base64 of {@code user:password}, so prose such as "basic validation" is
-     *       left alone;</li>
-     *   <li>Toolgate proposal tokens, {@code propose:<id>.<64 hex digits>}, replaced whole.</li>
+     *   <li>{@code password=abc}, {@code password: abc}, {@code "password":"abc"} (the quotes are kept),
+     *       {@code 'password': 'abc'} and JSON escaped inside a string, at any level of escaping,
+     *       {@code \"password\":\"abc\"};</li>
+     *   <li>an unquoted value ends at whitespace or at one of {@code , ; & " ' < > ( ) [ ] { }}, except
+     *       after an authorization or cookie key ({@code Authorization: Digest a="1", b="2"},
+     *       {@code Cookie: a=1; b=2}), whose whole header value is secret and runs to the end of the line;
+     *       a value that opens with a brace or a square bracket runs to the matching closing one; a quoted value to
+     *       its closing quote; either runs to the end of the text when it is not closed;</li>
+     *   <li>{@code Authorization: Bearer xyz} becomes {@code Authorization: Bearer [REDACTED]}: the scheme is
+     *       kept when it is Bearer or Basic;</li>
+     *   <li>a key may be a phrase of up to four words ending with a term: {@code invalid api key: abc}.</li>
      * </ul>
      * A sensitive word followed by a value without {@code =} or {@code :} ({@code token abc}) is not
-     * recognized.
+     * recognized. If redaction cannot complete, the result is {@value #REDACTED} alone.
      *
      * @param text the text, or null
      * @return the redacted text, or null for null
@@ -195,103 +317,306 @@ public final class Redactor {
         if (text == null) {
             return null;
         }
-        String redacted = redactProposalTokens(text);
-        redacted = redactKeyValues(redacted);
-        redacted = BEARER.matcher(redacted).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + REDACTED));
-        return BASIC.matcher(redacted).replaceAll(m -> Matcher.quoteReplacement(
-                isBasicCredential(m.group(2)) ? m.group(1) + REDACTED : m.group()));
+        try {
+            return redactString(text, false).text();
+        } catch (RuntimeException | StackOverflowError e) {
+            return REDACTED;
+        }
     }
 
     /**
-     * Replaces each {@code propose:<id>.<signature>} token. The token runs up to the first signature
-     * within the same run of non-space characters; scanning each run once keeps this linear.
+     * Describes the redactor by its terms.
+     *
+     * @return for example {@code Redactor[api key, token]}
      */
-    private static String redactProposalTokens(String text) {
-        Matcher prefix = PROPOSAL_PREFIX.matcher(text);
-        Matcher signature = PROPOSAL_SIGNATURE.matcher(text);
-        StringBuilder out = new StringBuilder(text.length());
-        int copied = 0;
-        int from = 0;
-        while (from < text.length() && prefix.find(from)) {
-            int runEnd = endOfRun(text, prefix.end());
-            signature.region(prefix.end() + 1, runEnd);
-            if (signature.find()) {
-                out.append(text, copied, prefix.start()).append(REDACTED);
-                copied = signature.end();
-                from = signature.end();
-            } else {
-                from = runEnd;
-            }
-        }
-        return out.append(text, copied, text.length()).toString();
+    @Override
+    public String toString() {
+        return "Redactor" + terms;
     }
 
-    private static int endOfRun(String text, int from) {
-        int i = from;
-        while (i < text.length() && !Character.isWhitespace(text.charAt(i))) {
-            i++;
+    // ---------------------------------------------------------------------------------------- trees
+
+    /** A container of the input and its copy, waiting to be filled. */
+    private record Pending(JsonNode source, ContainerNode<?> copy) {
+    }
+
+    /** Walks the tree with an explicit stack, so that no depth can overflow the call stack. */
+    private JsonNode redactTree(JsonNode root, int embeddedLevel) {
+        if (!root.isContainer()) {
+            return redactLeaf(root, embeddedLevel);
         }
-        return i;
+        Deque<Pending> pending = new ArrayDeque<>();
+        ContainerNode<?> rootCopy = emptyLike(root);
+        pending.push(new Pending(root, rootCopy));
+        while (!pending.isEmpty()) {
+            Pending next = pending.pop();
+            if (next.source().isObject()) {
+                ObjectNode copy = (ObjectNode) next.copy();
+                Map<String, Integer> renamed = null;
+                for (Map.Entry<String, JsonNode> member : next.source().properties()) {
+                    String key = member.getKey();
+                    String safeKey = redactKey(key);
+                    if (!safeKey.equals(key) || copy.has(safeKey)) {
+                        renamed = renamed == null ? new HashMap<>() : renamed;
+                        safeKey = unique(copy, safeKey, renamed);
+                    }
+                    JsonNode value = member.getValue();
+                    if (isSensitive(key)) {
+                        copy.put(safeKey, REDACTED);
+                    } else if (value.isContainer()) {
+                        ContainerNode<?> child = emptyLike(value);
+                        copy.set(safeKey, child);
+                        pending.push(new Pending(value, child));
+                    } else {
+                        copy.set(safeKey, redactLeaf(value, embeddedLevel));
+                    }
+                }
+            } else {
+                ArrayNode copy = (ArrayNode) next.copy();
+                boolean insidePrivateBlock = false;
+                for (JsonNode element : next.source()) {
+                    if (element.isContainer()) {
+                        ContainerNode<?> child = emptyLike(element);
+                        copy.add(child);
+                        pending.push(new Pending(element, child));
+                    } else if (element.isString()) {
+                        SecretShapes.Scan scan = redactStringValue(element.stringValue(), insidePrivateBlock, embeddedLevel);
+                        insidePrivateBlock = scan.insidePrivateBlock();
+                        copy.add(scan.text());
+                    } else {
+                        copy.add(redactLeaf(element, embeddedLevel));
+                    }
+                }
+            }
+        }
+        return rootCopy;
+    }
+
+    private static ContainerNode<?> emptyLike(JsonNode container) {
+        return container.isObject() ? NODES.objectNode() : NODES.arrayNode(container.size());
+    }
+
+    /** A key with its secret-shaped parts redacted; a key that cannot be redacted is replaced whole. */
+    private String redactKey(String key) {
+        try {
+            return redactString(key, false).text();
+        } catch (RuntimeException | StackOverflowError e) {
+            return REDACTED;
+        }
+    }
+
+    /** A key not yet in {@code copy}: the key itself, or numbered {@code key#2}, {@code key#3}, .... */
+    private static String unique(ObjectNode copy, String key, Map<String, Integer> nextNumbers) {
+        if (!copy.has(key)) {
+            return key;
+        }
+        int number = nextNumbers.getOrDefault(key, 2);
+        while (copy.has(key + "#" + number)) {
+            number++;
+        }
+        nextNumbers.put(key, number + 1);
+        return key + "#" + number;
+    }
+
+    /** A scalar, redacted; any other node is read as JSON first, and replaced whole if it cannot be. */
+    private JsonNode redactLeaf(JsonNode leaf, int embeddedLevel) {
+        if (leaf.isString()) {
+            return NODES.stringNode(redactStringValue(leaf.stringValue(), false, embeddedLevel).text());
+        }
+        if (leaf.isPojo()) {
+            // a POJO or raw value serializes as whatever it holds: redact what would be written
+            try {
+                return redactTree(EMBEDDED_JSON.readTree(Json.write(leaf)), embeddedLevel);
+            } catch (RuntimeException unreadable) {
+                return NODES.stringNode(REDACTED);
+            }
+        }
+        return leaf.deepCopy();
+    }
+
+    /** A string value, as JSON if it holds a JSON container, else as text; replaced whole on failure. */
+    private SecretShapes.Scan redactStringValue(String value, boolean insidePrivateBlock, int embeddedLevel) {
+        try {
+            if (!insidePrivateBlock && embeddedLevel < MAX_EMBEDDED_LEVELS && looksLikeJsonContainer(value)) {
+                JsonNode embedded = parseOrNull(value);
+                if (embedded != null) {
+                    JsonNode redacted = redactTree(embedded, embeddedLevel + 1);
+                    return new SecretShapes.Scan(redacted.equals(embedded) ? value : Json.write(redacted), false);
+                }
+            }
+            return redactString(value, insidePrivateBlock);
+        } catch (RuntimeException | StackOverflowError e) {
+            return new SecretShapes.Scan(REDACTED, insidePrivateBlock);
+        }
+    }
+
+    private static boolean looksLikeJsonContainer(String value) {
+        String trimmed = value.strip();
+        return trimmed.length() >= 2
+                && (trimmed.charAt(0) == '{' && trimmed.charAt(trimmed.length() - 1) == '}'
+                || trimmed.charAt(0) == '[' && trimmed.charAt(trimmed.length() - 1) == ']');
+    }
+
+    private static JsonNode parseOrNull(String value) {
+        try {
+            JsonNode node = EMBEDDED_JSON.readTree(value);
+            return node != null && node.isContainer() ? node : null;
+        } catch (JacksonException notJson) {
+            return null;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------- text
+
+    /** Text with every shape and every value after a sensitive key replaced. */
+    private SecretShapes.Scan redactString(String text, boolean insidePrivateBlock) {
+        SecretShapes.Scan pem = SecretShapes.pemBlocks(text, insidePrivateBlock);
+        String redacted = SecretShapes.proposalTokens(pem.text());
+        redacted = redactKeyValues(redacted);
+        redacted = SecretShapes.urlCredentials(redacted);
+        redacted = SecretShapes.httpCredentials(redacted);
+        redacted = SecretShapes.tokens(redacted);
+        return new SecretShapes.Scan(redacted, pem.insidePrivateBlock());
     }
 
     /** Replaces the value after each sensitive key followed by {@code =} or {@code :}. */
     private String redactKeyValues(String text) {
+        if (text.indexOf(':') < 0 && text.indexOf('=') < 0) {
+            return text;
+        }
         Matcher key = KEY_AND_SEPARATOR.matcher(text);
         Matcher scheme = AUTH_SCHEME.matcher(text);
-        StringBuilder out = new StringBuilder(text.length());
+        StringBuilder out = null;
         int copied = 0;
         int from = 0;
         while (from < text.length() && key.find(from)) {
             from = key.end();
-            if (!isSensitive(key.group(1))) {
+            String name = key.group(1);
+            if (!isSensitive(name) && !isSensitivePhrase(text, key.start(1), key.end(1))) {
                 continue; // scan on from the separator: the value may itself hold a key, as in a URL
             }
             int valueStart = key.end();
-            String quote = openingQuote(text, valueStart);
             int valueEnd;
-            if (!quote.isEmpty()) {
-                valueEnd = endOfQuoted(text, valueStart + quote.length(), quote);
+            String closing = "";
+            int quoteEnd = openingQuoteEnd(text, valueStart);
+            if (quoteEnd > 0) {
+                String quote = text.substring(valueStart, quoteEnd);
+                int closed = endOfQuoted(text, quoteEnd, quote.charAt(quote.length() - 1), quote.length() - 1);
+                valueStart = quoteEnd;
+                if (closed < 0) {
+                    valueEnd = text.length();
+                } else {
+                    valueEnd = closed;
+                    closing = quote;
+                }
+            } else if (valueStart < text.length() && (text.charAt(valueStart) == '{' || text.charAt(valueStart) == '[')) {
+                valueEnd = endOfBracketed(text, valueStart);
             } else {
                 if (scheme.region(valueStart, text.length()).lookingAt()) {
                     valueStart = scheme.end();
                 }
-                valueEnd = isHeaderValued(key.group(1)) ? endOfLine(text, valueStart) : endOfUnquoted(text, valueStart);
+                valueEnd = isHeader(name) ? endOfLine(text, valueStart) : endOfUnquoted(text, valueStart);
             }
-            if (valueEnd == valueStart) {
+            if (valueEnd - closing.length() <= valueStart) {
                 continue;
             }
-            out.append(text, copied, valueStart).append(quote).append(REDACTED).append(quote);
+            out = out == null ? new StringBuilder(text.length()) : out;
+            out.append(text, copied, valueStart).append(REDACTED).append(closing);
             copied = valueEnd;
             from = valueEnd;
         }
-        return out.append(text, copied, text.length()).toString();
+        return out == null ? text : out.append(text, copied, text.length()).toString();
     }
 
-    private static boolean isHeaderValued(String key) {
-        String normalized = normalize(key);
-        return HEADER_VALUED_KEYS.stream().anyMatch(normalized::contains);
-    }
-
-    /** The quote opening a value at {@code start}: {@code "}, {@code '}, JSON-escaped {@code \"}, or none. */
-    private static String openingQuote(String text, int start) {
-        if (text.startsWith("\\\"", start)) {
-            return "\\\"";
+    /**
+     * Whether the words before a key in text make a sensitive phrase with it, as {@code invalid api key:}
+     * does: up to {@value #PHRASE_WORDS} words separated by spaces, within {@value #PHRASE_CHARS}
+     * characters, so that scanning stays linear.
+     */
+    private boolean isSensitivePhrase(String text, int keyStart, int keyEnd) {
+        int phraseStart = keyStart;
+        for (int words = 0; words < PHRASE_WORDS; words++) {
+            int spaces = phraseStart;
+            while (spaces > 0 && keyStart - spaces < PHRASE_CHARS
+                    && (text.charAt(spaces - 1) == ' ' || text.charAt(spaces - 1) == '\t')) {
+                spaces--;
+            }
+            int word = spaces;
+            while (word > 0 && keyStart - word < PHRASE_CHARS && isKeyChar(text.charAt(word - 1))) {
+                word--;
+            }
+            if (spaces == phraseStart || word == spaces) {
+                break;
+            }
+            phraseStart = word;
         }
-        if (text.startsWith("\"", start) || text.startsWith("'", start)) {
-            return text.substring(start, start + 1);
-        }
-        return "";
+        return phraseStart < keyStart
+                && KeyWords.endsWithTerm(KeyWords.split(text.substring(phraseStart, keyEnd)), matchTerms);
     }
 
-    /** The end of a quoted value, after its closing quote; an unterminated one runs to the end of the text. */
-    private static int endOfQuoted(String text, int contentStart, String quote) {
+    private static boolean isKeyChar(char c) {
+        int type = Character.getType(c);
+        return Character.isLetterOrDigit(c) || c == '_' || c == '.' || c == '-'
+                || type == Character.NON_SPACING_MARK || type == Character.FORMAT || Character.isSurrogate(c);
+    }
+
+    private static boolean isHeader(String key) {
+        return KeyWords.containsTerm(KeyWords.split(key), HEADER_TERMS);
+    }
+
+    /**
+     * The end of the quote that opens a value at {@code start} ({@code "} or {@code '} after any number of
+     * backslashes, for JSON escaped once or more), or -1 when the value is not quoted.
+     */
+    private static int openingQuoteEnd(String text, int start) {
+        int i = start;
+        while (i < text.length() && text.charAt(i) == '\\') {
+            i++;
+        }
+        return i < text.length() && (text.charAt(i) == '"' || text.charAt(i) == '\'') ? i + 1 : -1;
+    }
+
+    /**
+     * The end of a quoted value, after its closing quote, or -1 when it is not closed.
+     * A quote opened after {@code k} backslashes is escaped {@code log2(k + 1)} times, so it is closed by the
+     * first quote after a run of backslashes {@code r} with {@code r mod 2(k + 1) == k}: at once-escaped
+     * {@code \"}, not at the twice-escaped {@code \\\"} of a quote inside the value.
+     */
+    private static int endOfQuoted(String text, int contentStart, char quote, int backslashes) {
+        int run = 0;
         for (int i = contentStart; i < text.length(); i++) {
-            if (text.startsWith(quote, i)) {
-                return i + quote.length();
+            char c = text.charAt(i);
+            if (c == '\\') {
+                run++;
+                continue;
             }
-            if (text.charAt(i) == '\\') {
-                i++; // skip the escaped character
+            if (c == quote && run % (2 * (backslashes + 1)) == backslashes) {
+                return i + 1;
             }
+            run = 0;
+        }
+        return -1;
+    }
+
+    /** The end of a value in brackets, after the matching bracket, or the end of the text. */
+    private static int endOfBracketed(String text, int start) {
+        int depth = 0;
+        boolean inString = false;
+        int run = 0;
+        for (int i = start; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\') {
+                run++;
+                continue;
+            }
+            if (c == '"' && run % 2 == 0) {
+                inString = !inString;
+            } else if (!inString && (c == '{' || c == '[')) {
+                depth++;
+            } else if (!inString && (c == '}' || c == ']') && --depth == 0) {
+                return i + 1;
+            }
+            run = 0;
         }
         return text.length();
     }
@@ -311,35 +636,5 @@ public final class Redactor {
             i++;
         }
         return i;
-    }
-
-    private static boolean isBasicCredential(String candidate) {
-        try {
-            String decoded = new String(Base64.getDecoder().decode(candidate), StandardCharsets.UTF_8);
-            return decoded.indexOf(':') >= 0;
-        } catch (IllegalArgumentException notBase64) {
-            return false;
-        }
-    }
-
-    /**
-     * Describes the redactor by its normalized fragments.
-     *
-     * @return for example {@code Redactor[apikey, token]}
-     */
-    @Override
-    public String toString() {
-        return "Redactor" + fragments;
-    }
-
-    private static String normalize(String key) {
-        StringBuilder normalized = new StringBuilder(key.length());
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (c != '-' && c != '_' && c != '.' && c != ' ') {
-                normalized.append(c);
-            }
-        }
-        return normalized.toString().toLowerCase(Locale.ROOT);
     }
 }

@@ -8,7 +8,9 @@
  *       SHA-256 hash, so equal documents hash equal whatever their key order or number spelling.</li>
  *   <li>{@link dev.toolgate.json.JsonTruncator}: structural truncation to a byte budget, dropping whole
  *       values and marking the result with {@code "_truncated": true}, so the output stays valid JSON.</li>
- *   <li>{@link dev.toolgate.json.Redactor}: key-based redaction of secrets in JSON trees and free text.</li>
+ *   <li>{@link dev.toolgate.json.Redactor}: redaction of secrets in JSON trees and free text, by key
+ *       (whole words, so {@code access_token} is hidden and {@code max_tokens} is not) and by shape under
+ *       any key (JWTs, HTTP credentials, private PEM blocks, provider API keys, URL passwords).</li>
  *   <li>{@link dev.toolgate.json.FieldDiff} and {@link dev.toolgate.json.FieldChange}: before/after field
  *       differences addressed by JSON Pointer, for confirm cards.</li>
  * </ul>
