@@ -24,17 +24,29 @@ final class Hygiene {
         return JsonTruncator.truncate(redactor.redact(result), resultLimitBytes);
     }
 
-    /** A diff with sensitive fields (by the last path segment or nested keys) redacted. */
+    /**
+     * A diff with secrets redacted: a change under a sensitive key at any level of its path (for
+     * example {@code /credentials/pass}) has both values hidden, a path segment that is itself shaped
+     * like a secret is hidden, and every other value is redacted like a result.
+     */
     List<FieldChange> diff(List<FieldChange> diff) {
         List<FieldChange> safe = new ArrayList<>(diff.size());
         for (FieldChange change : diff) {
-            String path = change.path();
-            String field = path.substring(path.lastIndexOf('/') + 1).replace("~1", "/").replace("~0", "~");
-            if (redactor.isSensitive(field)) {
+            boolean sensitive = false;
+            StringBuilder path = new StringBuilder();
+            for (String segment : change.path().substring(change.path().startsWith("/") ? 1 : 0).split("/", -1)) {
+                String key = segment.replace("~1", "/").replace("~0", "~");
+                sensitive |= redactor.isSensitive(key);
+                String shown = redactor.redactText(key);
+                path.append('/').append(shown.equals(key) ? segment : Redactor.REDACTED);
+            }
+            String safePath = change.path().isEmpty() ? "" : path.toString();
+            if (sensitive) {
                 StringNode hidden = StringNode.valueOf(Redactor.REDACTED);
-                safe.add(new FieldChange(path, change.before() == null ? null : hidden, change.after() == null ? null : hidden));
+                safe.add(new FieldChange(safePath, change.before() == null ? null : hidden,
+                        change.after() == null ? null : hidden));
             } else {
-                safe.add(new FieldChange(path, redact(change.before()), redact(change.after())));
+                safe.add(new FieldChange(safePath, redact(change.before()), redact(change.after())));
             }
         }
         return safe;

@@ -33,6 +33,9 @@ import tools.jackson.databind.node.ObjectNode;
  *       something when pruned), or not at all; a member that is dropped does not stop later, smaller
  *       members from being kept.</li>
  * </ul>
+ * Containers nested deeper than {@value #MAX_DEPTH} levels (the root counting as one) are dropped like
+ * values that do not fit, so a result always reads back with {@link Json#parse(String)}, and no input,
+ * however deep, can exhaust the stack: every walk stops at that depth.
  * Sizes are counted incrementally, without serializing, and every count stops once it exceeds the
  * remaining budget, so a value that is dropped costs no more than the budget to measure however large it
  * is: cutting a 10 MB document to 10 KB takes milliseconds.
@@ -53,6 +56,9 @@ public final class JsonTruncator {
 
     /** The smallest budget accepted: enough for the marker object with room to spare. */
     public static final int MIN_MAX_BYTES = 64;
+
+    /** The deepest nesting of arrays and objects a result keeps: what {@link Json#parse(String)} accepts. */
+    public static final int MAX_DEPTH = Json.MAX_NESTING_DEPTH;
 
     /** The root-level member that marks a pruned result. */
     public static final String MARKER = "_truncated";
@@ -121,16 +127,16 @@ public final class JsonTruncator {
                     "maxBytes must be at least " + MIN_MAX_BYTES + " to leave room for the truncation marker, was "
                             + maxBytes);
         }
-        if (SerializedSize.of(value, maxBytes) <= maxBytes) {
+        if (SerializedSize.of(value, maxBytes, MAX_DEPTH) <= maxBytes) {
             return new Truncation(value.deepCopy(), false);
         }
         ObjectNode marked = NODES.objectNode();
         marked.put(MARKER, true);
         if (value.isObject()) {
-            addMembers(value, marked, MARKER_OBJECT_SIZE, maxBytes, true);
+            addMembers(value, marked, MARKER_OBJECT_SIZE, maxBytes, true, MAX_DEPTH - 1);
         } else if (value.isArray()) {
             long wrapperSize = MARKER_OBJECT_SIZE + 1 + SerializedSize.string(VALUE) + 1;
-            Pruned array = pruneArray(value, maxBytes - wrapperSize);
+            Pruned array = pruneArray(value, maxBytes - wrapperSize, MAX_DEPTH - 2);
             if (array != null) {
                 marked.set(VALUE, array.node());
             }
@@ -144,24 +150,28 @@ public final class JsonTruncator {
 
     /**
      * The pruned copy of a container that does not fit {@code budget} whole, or null when the copy would
-     * be empty: an empty container is not worth its key or its place in an array.
+     * be empty: an empty container is not worth its key or its place in an array. {@code depth} is how
+     * many levels of containers the copy's members may still nest.
      */
-    private static Pruned pruneNonEmpty(JsonNode container, long budget) {
-        if (budget < SMALLEST_NON_EMPTY_CONTAINER) {
+    private static Pruned pruneNonEmpty(JsonNode container, long budget, int depth) {
+        if (budget < SMALLEST_NON_EMPTY_CONTAINER || depth < 0) {
             return null;
         }
         Pruned pruned;
         if (container.isObject()) {
             ObjectNode copy = NODES.objectNode();
-            pruned = new Pruned(copy, addMembers(container, copy, 2, budget, false));
+            pruned = new Pruned(copy, addMembers(container, copy, 2, budget, false, depth));
         } else {
-            pruned = pruneArray(container, budget);
+            pruned = pruneArray(container, budget, depth);
         }
         return pruned == null || pruned.node().isEmpty() ? null : pruned;
     }
 
-    /** The longest prefix of an array that fits {@code budget}, or null when not even {@code []} fits. */
-    private static Pruned pruneArray(JsonNode array, long budget) {
+    /**
+     * The longest prefix of an array that fits {@code budget}, its elements nesting at most
+     * {@code depth} levels, or null when not even {@code []} fits.
+     */
+    private static Pruned pruneArray(JsonNode array, long budget, int depth) {
         if (budget < 2) {
             return null;
         }
@@ -170,13 +180,13 @@ public final class JsonTruncator {
         for (JsonNode element : array) {
             long separator = copy.isEmpty() ? 0 : 1;
             long available = budget - size - separator;
-            long elementSize = SerializedSize.of(element, available);
+            long elementSize = SerializedSize.of(element, available, depth);
             if (elementSize <= available) {
                 copy.add(element.deepCopy());
                 size += separator + elementSize;
                 continue;
             }
-            Pruned partial = element.isContainer() ? pruneNonEmpty(element, available) : null;
+            Pruned partial = element.isContainer() ? pruneNonEmpty(element, available, depth - 1) : null;
             if (partial != null) {
                 copy.add(partial.node());
                 size += separator + partial.size();
@@ -192,9 +202,11 @@ public final class JsonTruncator {
      * @param size       the serialized size of {@code target} so far
      * @param budget     the most {@code target} may take
      * @param skipMarker whether to leave out a {@value #MARKER} member of {@code source}
+     * @param depth      how many levels of containers the members' values may nest
      * @return the serialized size of {@code target} afterwards
      */
-    private static long addMembers(JsonNode source, ObjectNode target, long size, long budget, boolean skipMarker) {
+    private static long addMembers(JsonNode source, ObjectNode target, long size, long budget, boolean skipMarker,
+                                   int depth) {
         for (Map.Entry<String, JsonNode> member : source.properties()) {
             String key = member.getKey();
             if (skipMarker && key.equals(MARKER)) {
@@ -210,12 +222,12 @@ public final class JsonTruncator {
                 continue; // no value fits after this key; a later, shorter key may still fit
             }
             JsonNode value = member.getValue();
-            long valueSize = SerializedSize.of(value, available);
+            long valueSize = SerializedSize.of(value, available, depth);
             if (valueSize <= available) {
                 target.set(key, value.deepCopy());
                 size += separator + keySize + valueSize;
             } else if (value.isContainer()) {
-                Pruned partial = pruneNonEmpty(value, available);
+                Pruned partial = pruneNonEmpty(value, available, depth - 1);
                 if (partial != null) {
                     target.set(key, partial.node());
                     size += separator + keySize + partial.size();

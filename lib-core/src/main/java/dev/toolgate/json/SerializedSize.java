@@ -34,9 +34,18 @@ final class SerializedSize {
      * {@code limit}.
      */
     static long of(JsonNode node, long limit) {
+        return of(node, limit, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The serialized size of a tree if it is at most {@code limit} and nests at most {@code depth}
+     * levels of arrays and objects (the node itself counting as one); otherwise some number greater
+     * than {@code limit}. Recursion never goes deeper than {@code depth}.
+     */
+    static long of(JsonNode node, long limit, int depth) {
         return switch (node.getNodeType()) {
-            case OBJECT -> object(node, limit);
-            case ARRAY -> array(node, limit);
+            case OBJECT -> depth < 1 ? over(limit) : object(node, limit, depth - 1);
+            case ARRAY -> depth < 1 ? over(limit) : array(node, limit, depth - 1);
             case STRING -> string(node.stringValue(), limit);
             case BOOLEAN -> node.booleanValue() ? NULL_OR_TRUE : FALSE;
             case NULL -> NULL_OR_TRUE;
@@ -92,7 +101,11 @@ final class SerializedSize {
         };
     }
 
-    private static long object(JsonNode node, long limit) {
+    private static long over(long limit) {
+        return limit == Long.MAX_VALUE ? Long.MAX_VALUE : limit + 1;
+    }
+
+    private static long object(JsonNode node, long limit, int depth) {
         long size = 2;
         boolean first = true;
         for (Map.Entry<String, JsonNode> member : node.properties()) {
@@ -102,7 +115,7 @@ final class SerializedSize {
             if (size > limit) {
                 return size;
             }
-            size += of(member.getValue(), limit - size);
+            size += of(member.getValue(), limit - size, depth);
             if (size > limit) {
                 return size;
             }
@@ -110,7 +123,7 @@ final class SerializedSize {
         return size;
     }
 
-    private static long array(JsonNode node, long limit) {
+    private static long array(JsonNode node, long limit, int depth) {
         long size = 2;
         boolean first = true;
         for (JsonNode element : node) {
@@ -118,7 +131,7 @@ final class SerializedSize {
                 size++;
             }
             first = false;
-            size += of(element, limit - size);
+            size += of(element, limit - size, depth);
             if (size > limit) {
                 return size;
             }

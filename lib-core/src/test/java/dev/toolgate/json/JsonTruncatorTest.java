@@ -343,4 +343,69 @@ class JsonTruncatorTest {
         });
         assertThat(bytes(JsonTruncator.truncate(wide).value())).isGreaterThan(JsonTruncator.DEFAULT_MAX_BYTES - 100);
     }
+
+    /** {@code levels} nested containers, alternating objects and arrays, built without recursion. */
+    private static JsonNode nested(int levels, boolean objectsFirst) {
+        JsonNode inner = JsonNodeFactory.instance.stringNode("bottom");
+        for (int level = levels; level >= 1; level--) {
+            boolean object = (level % 2 == 1) == objectsFirst;
+            if (object) {
+                ObjectNode o = JsonNodeFactory.instance.objectNode();
+                o.put("level", level);
+                o.set("next", inner);
+                inner = o;
+            } else {
+                ArrayNode a = JsonNodeFactory.instance.arrayNode();
+                a.add(level);
+                a.add(inner);
+                inner = a;
+            }
+        }
+        return inner;
+    }
+
+    private static int depth(JsonNode node) {
+        int depth = 0;
+        java.util.ArrayDeque<Map.Entry<JsonNode, Integer>> stack = new java.util.ArrayDeque<>();
+        stack.push(Map.entry(node, 1));
+        while (!stack.isEmpty()) {
+            Map.Entry<JsonNode, Integer> top = stack.pop();
+            if (top.getKey().isContainer()) {
+                depth = Math.max(depth, top.getValue());
+                for (JsonNode child : top.getKey()) {
+                    stack.push(Map.entry(child, top.getValue() + 1));
+                }
+            }
+        }
+        return depth;
+    }
+
+    @Test
+    void aTreeTenThousandLevelsDeepIsCutAtTheReadableDepthWithoutExhaustingTheStack() {
+        for (boolean objectsFirst : new boolean[] {true, false}) {
+            JsonNode deep = nested(10_000, objectsFirst);
+            Truncation t = JsonTruncator.truncate(deep, 1_000_000);
+            assertThat(t.truncated()).isTrue();
+            assertThat(t.value().get(JsonTruncator.MARKER).asBoolean()).isTrue();
+            assertThat(depth(t.value())).as("as deep as readable, no deeper").isEqualTo(JsonTruncator.MAX_DEPTH);
+            String written = Json.write(t.value());
+            assertThat(Json.parse(written)).as("what is stored reads back").isEqualTo(t.value());
+            assertThat(written).doesNotContain("bottom");
+        }
+    }
+
+    @Test
+    void aTreeAtTheDepthLimitIsKeptWholeAndOneLevelMoreIsCut() {
+        JsonNode atLimit = nested(JsonTruncator.MAX_DEPTH, true);
+        assertThat(depth(atLimit)).isEqualTo(JsonTruncator.MAX_DEPTH);
+        Truncation kept = JsonTruncator.truncate(atLimit, 1_000_000);
+        assertThat(kept.truncated()).isFalse();
+        assertThat(kept.value()).isEqualTo(atLimit);
+
+        JsonNode over = nested(JsonTruncator.MAX_DEPTH + 1, true);
+        Truncation cut = JsonTruncator.truncate(over, 1_000_000);
+        assertThat(cut.truncated()).isTrue();
+        assertThat(depth(cut.value())).isLessThanOrEqualTo(JsonTruncator.MAX_DEPTH);
+        assertThat(Json.parse(Json.write(cut.value()))).isEqualTo(cut.value());
+    }
 }
