@@ -14,7 +14,9 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.StatementException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -240,6 +242,9 @@ public final class JdbcStore implements ToolgateStore {
                     if (pool == null) {
                         requireDefaults(h.getConnection());
                     }
+                    if (detected == Dialect.H2) {
+                        writeCommitsAtOnce(h);
+                    }
                     Schema.prepare(h, detected, s.schema);
                     return detected;
                 });
@@ -277,6 +282,28 @@ public final class JdbcStore implements ToolgateStore {
             } catch (RuntimeException e) {
                 throw new StoreUnavailableException("Toolgate store unavailable: cannot connect to " + redact(url) + " ("
                         + rootMessage(e) + ")", e);
+            }
+        }
+
+        /**
+         * H2 writes committed changes to its file in the background, up to {@code WRITE_DELAY} ms later
+         * (500 by default): a process killed in between loses them, a claim too, and a lost claim lets
+         * its token be applied again, running a mutation twice (H2CrashTest saw exactly this). With
+         * {@code WRITE_DELAY 0} every commit is written to the file before it returns, so it survives
+         * the process (not a power loss: H2 does not sync on commit). The setting belongs to the
+         * database; it is set at every start of a file database (in-memory ones have no file), and
+         * needs admin rights: without them the store starts with a warning.
+         */
+        private static void writeCommitsAtOnce(Handle h) {
+            if (h.createQuery("SELECT DATABASE_PATH()").mapTo(String.class).findOne().isEmpty()) {
+                return;
+            }
+            try {
+                h.execute("SET WRITE_DELAY 0");
+            } catch (StatementException e) {
+                LOG.warn("Cannot set this H2 database's WRITE_DELAY to 0 ({}): a crash of this process can lose its"
+                        + " last commits, claims of applied proposals included, so a proposal could be applied twice;"
+                        + " run SET WRITE_DELAY 0 as an admin of the database", e.getShortMessage());
             }
         }
 
