@@ -31,7 +31,9 @@ import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -189,6 +191,7 @@ final class Races {
                 try {
                     int proposed = 0;
                     for (int i = 0; i < 3; i++) {
+                        jitter();
                         if (calls.propose(proposal(session), Duration.ofMinutes(10), cap).status() == ProposeResult.Status.PROPOSED) {
                             proposed++;
                         }
@@ -242,6 +245,7 @@ final class Races {
                 try {
                     int admitted = 0;
                     for (int i = 0; i < 2; i++) {
+                        jitter();
                         try {
                             admissions.add(calls.admit(charge));
                             admitted++;
@@ -259,6 +263,14 @@ final class Races {
         }
         assertThat(Hosts.maxInAnyWindow(admissions, window)).isEqualTo(cap);
         assertThat(budgetPurges).as("the budget row was purged while admissions raced").isPositive();
+    }
+
+    /**
+     * Up to 2 ms of delay, so the looping purgers sometimes get to an idle row before the first call of
+     * a round and sometimes meet one in flight (on H2 a call takes microseconds).
+     */
+    private static void jitter() {
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(2_000_000));
     }
 
     /** A proposal in {@code session} (null: none), not yet stored. */
