@@ -32,10 +32,12 @@ import org.jdbi.v3.core.Handle;
  *       there is a charge: a lost claim admits nothing, a refused admission rolls the claim back.
  *       Always a durable commit: a claim lost in a crash could let a mutation run twice.</li>
  *   <li>{@link #complete}: one guarded update ({@code applying} or {@code interrupted} to the
- *       outcome); on PostgreSQL committed without waiting for the WAL flush. A database crash can lose
- *       an outcome that had already committed: the row is then {@code applying} again, and once its
- *       {@code outcome_due_at} passes the sweep marks it {@code interrupted} (in doubt). It never reads
- *       applied without its outcome, and it is never re-run.</li>
+ *       outcome; an operator's resolution is never overwritten); on PostgreSQL committed without
+ *       waiting for the WAL flush. What a crash can lose: a database crash can forget an outcome
+ *       committed in its last fraction of a second, and an instance that dies while the tool runs
+ *       never sends one. Either way the row is {@code applying}, and once its {@code outcome_due_at}
+ *       passes the sweep marks it {@code interrupted} (in doubt): it never reads applied without its
+ *       outcome, and it is never re-run.</li>
  *   <li>{@link #interruptOverdue}: a guarded update of at most {@code limit} overdue claims, oldest
  *       due first, returning them: one statement on PostgreSQL, two in one transaction on H2 (see
  *       {@link PickedRows}). Concurrent sweepers on every instance each mark a row at most once, and

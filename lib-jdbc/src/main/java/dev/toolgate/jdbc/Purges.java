@@ -27,7 +27,9 @@ import org.jdbi.v3.core.statement.Update;
  *       and as the rows stay locked until the commit, nothing can admit into or propose under a row
  *       after that re-check and before it is gone. A budget row is idle when its newest admission
  *       ({@code admitted[1]}: both {@link Admissions} keep the log newest first) is before the cutoff,
- *       or when it holds none.</li>
+ *       or when it holds none; budget rows go oldest first. A session row is idle when the session
+ *       has no pending proposal and no proposal created at or after the cutoff; session rows have no
+ *       time of their own, so a batch takes idle ones in no particular order.</li>
  * </ul>
  *
  * <p><b>Why a purged row loses nothing.</b> An admission or a proposal that waited for a row's lock
@@ -37,8 +39,9 @@ import org.jdbi.v3.core.statement.Update;
  * count of one session, is still decided under one row lock at a time: a row disappears only while
  * the purge holds its lock, so nobody can be holding the old row while someone else holds its
  * successor. The budget row deleted held only admissions older than the cutoff (the caller's cutoff
- * is older than the longest budget window), and the session row holds nothing but its lock, so
- * neither the budget nor the pending cap can admit one call more. The contract suite's
+ * is older than the longest budget window), and the session row holds nothing but its lock (the
+ * pending count is read from {@code toolgate_call} under it), so neither the budget nor the pending
+ * cap can admit one call more. The contract suite's
  * {@code aBudgetRowThatAdmitsWhileItIsPurgedKeepsItsAdmission} and the concurrency tests
  * ({@code ConcurrencyContract}, {@code CrossInstancePostgresTest}) race purges against admissions and
  * proposals to prove it.
