@@ -23,8 +23,8 @@ final class CallRows {
     /** Every column, in {@link CallRecord} component order. */
     static final String COLUMNS = "id, tool_name, effect, principal, tenant_id, session_id, automation_id, transport, "
             + "status, mode, mode_source, arguments_hash, created_at, summary, payload_json, diff_json, token_digest, "
-            + "expires_at, result_json, error, completed_at, duration_millis, applied_by, applied_at, decided_by, "
-            + "decision_reason, supersedes, superseded_by";
+            + "expires_at, result_json, error, completed_at, duration_millis, applied_by, applied_at, outcome_due_at, "
+            + "decided_by, decision_reason, supersedes, superseded_by";
 
     /** Reads a row selected with {@link #COLUMNS}. */
     static final RowMapper<CallRecord> MAPPER = CallRows::map;
@@ -40,7 +40,7 @@ final class CallRows {
         return ":id, :tool_name, :effect, :principal, :tenant_id, :session_id, :automation_id, :transport, "
                 + ":status, :mode, :mode_source, :arguments_hash, " + createdAt + ", :summary, :payload_json, :diff_json, "
                 + ":token_digest, " + expiresAt + ", :result_json, :error, " + completedAt + ", :duration_millis, :applied_by, "
-                + ":applied_at, :decided_by, :decision_reason, :supersedes, :superseded_by";
+                + ":applied_at, :outcome_due_at, :decided_by, :decision_reason, :supersedes, :superseded_by";
     }
 
     /** Binds every column of {@link #values}, including {@code :created_at} (null lets the SQL decide). */
@@ -69,6 +69,7 @@ final class CallRows {
                 .number("duration_millis", r.durationMillis())
                 .string("applied_by", key(r.appliedBy()))
                 .timestamp("applied_at", r.appliedAt())
+                .timestamp("outcome_due_at", r.outcomeDueAt())
                 .string("decided_by", key(r.decidedBy()))
                 .string("decision_reason", r.decisionReason())
                 .string("supersedes", r.supersedes())
@@ -120,6 +121,7 @@ final class CallRows {
                 durationMillis,
                 principal(rs.getString("applied_by")),
                 Db.instant(rs, "applied_at"),
+                Db.instant(rs, "outcome_due_at"),
                 principal(rs.getString("decided_by")),
                 rs.getString("decision_reason"),
                 rs.getString("supersedes"),

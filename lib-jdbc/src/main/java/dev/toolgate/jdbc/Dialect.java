@@ -70,8 +70,9 @@ enum Dialect {
     }
 
     /**
-     * A single-row {@code INSERT} or {@code UPDATE} made into a query returning {@code columns} of the
-     * written row as it is now: PostgreSQL's {@code RETURNING}, H2's data change delta table.
+     * An {@code INSERT} or {@code UPDATE} made into a query returning {@code columns} of each written
+     * row as it is now: PostgreSQL's {@code RETURNING}, H2's data change delta table
+     * ({@code FINAL TABLE}), which also returns every row of a multi-row update.
      */
     String returning(String dml, String columns) {
         return this == POSTGRESQL

@@ -14,7 +14,9 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.StatementException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,19 +47,22 @@ import org.slf4j.LoggerFactory;
  * creates a pool, and never closes it; the data source must use READ COMMITTED (the default of H2 and
  * PostgreSQL) and autocommit.
  *
- * <p><b>Schema.</b> Tables are prefixed {@code toolgate_}: {@code toolgate_call} (the audit trail, one
- * column per {@link dev.toolgate.audit.CallRecord} component), {@code toolgate_budget} (one row per metered
- * principal: the lock and the log of its latest admissions), {@code toolgate_session} (one row per
- * session that proposed: the lock behind the pending cap), {@code toolgate_mode_override},
- * {@code toolgate_tool_review} and {@code toolgate_schema_version}. The scripts
- * {@code dev/toolgate/jdbc/schema/h2.sql} and {@code postgresql.sql} in this jar are plain SQL,
- * idempotent ({@code CREATE ... IF NOT EXISTS}), and record their version. By default
+ * <p><b>Schema (version 2).</b> Tables are prefixed {@code toolgate_}: {@code toolgate_call} (the audit
+ * trail, one row per call and one column per {@link dev.toolgate.audit.CallRecord} component; a
+ * proposal's row is also its token, holding only the nonce's digest), {@code toolgate_budget} (one row
+ * per metered principal: the lock and the log of its latest admissions, newest first),
+ * {@code toolgate_session} (one row per session that proposed: the lock behind the pending cap),
+ * {@code toolgate_mode_override}, {@code toolgate_tool_review} and {@code toolgate_schema_version}. The
+ * scripts {@code dev/toolgate/jdbc/schema/h2.sql} and {@code postgresql.sql} in this jar are plain SQL,
+ * idempotent ({@code CREATE ... IF NOT EXISTS}, {@code ADD COLUMN IF NOT EXISTS}) and cumulative (run
+ * on a version-1 database they upgrade it: see the README), and record their version. By default
  * ({@link SchemaMode#APPLY}) the store runs the script at every start. A host that manages its schema
  * itself, for example with Flyway, copies the script for its database unchanged into its migrations
  * (for example {@code db/migration/V7__toolgate.sql}; a later Toolgate version's script is cumulative
  * and idempotent and goes in as a new migration) and sets {@link SchemaMode#VALIDATE}, which checks the
  * recorded version at start, or {@link SchemaMode#NONE}. A database whose recorded version is newer
- * than this library's fails the start with a message naming both versions.
+ * than this library's fails the start with a message naming both versions (and, under
+ * {@code VALIDATE}, one whose version is older).
  *
  * <p><b>Time.</b> By default every timestamp, expiry check and budget window uses the database's
  * clock ({@code statement_timestamp()} on PostgreSQL, {@code CURRENT_TIMESTAMP} on H2), so instances
@@ -73,9 +78,23 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL it commits without waiting for the write-ahead log flush (visible to every instance at
  * once; a database crash can forget only the last fraction of a second of admissions). A proposal is
  * one durable insert (with the session's row lock when the pending cap applies). Apply's single use is
- * one durable guarded update ({@code proposed} to {@code applied}, only if unexpired by the store's
- * clock) whose row count decides the one winner; the outcome after it commits asynchronously on
- * PostgreSQL, so a crash can lose an outcome but never a claim.
+ * one durable guarded update ({@code proposed} to {@code applying}, only if unexpired by the store's
+ * clock, setting when its outcome is due) whose row count decides the one winner. The outcome after
+ * it ({@code applied} or {@code failed}) commits asynchronously on PostgreSQL. Every operation's
+ * statements are listed in {@code JdbcCallStore} and the README.
+ *
+ * <p><b>Crashes.</b> A claim is never lost. If the outcome is (the instance died while the tool ran,
+ * or a database crash forgot an outcome committed in its last fraction of a second), the call stays
+ * {@code applying} until its outcome is due and is then marked {@code interrupted} (in doubt) by the
+ * sweep ({@link CallStore#interruptOverdue}): it never reads applied without its outcome, and it is
+ * never run again; an operator resolves it. On H2 the store sets the database's {@code WRITE_DELAY}
+ * to 0 at start, so each commit is in the file before it returns and survives the process being
+ * killed (not a power loss).
+ *
+ * <p><b>Retention.</b> {@link CallStore#purge} deletes finished calls, closed proposals, idle session
+ * rows and idle budget rows in small batches, and {@link CallStore#endSession} a session's row: each
+ * batch picks its rows with {@code FOR UPDATE SKIP LOCKED} and re-checks them, so purges run safely on
+ * every instance at once and never lose an admission, a proposal or an outcome that races them.
  *
  * <p><b>Failure.</b> When the database cannot be reached, or no pooled connection frees within the
  * connection timeout, every operation fails with {@link StoreUnavailableException}; the gate then fails
@@ -240,6 +259,9 @@ public final class JdbcStore implements ToolgateStore {
                     if (pool == null) {
                         requireDefaults(h.getConnection());
                     }
+                    if (detected == Dialect.H2) {
+                        writeCommitsAtOnce(h);
+                    }
                     Schema.prepare(h, detected, s.schema);
                     return detected;
                 });
@@ -277,6 +299,28 @@ public final class JdbcStore implements ToolgateStore {
             } catch (RuntimeException e) {
                 throw new StoreUnavailableException("Toolgate store unavailable: cannot connect to " + redact(url) + " ("
                         + rootMessage(e) + ")", e);
+            }
+        }
+
+        /**
+         * H2 writes committed changes to its file in the background, up to {@code WRITE_DELAY} ms later
+         * (500 by default): a process killed in between loses them, a claim too, and a lost claim lets
+         * its token be applied again, running a mutation twice (H2CrashTest saw exactly this). With
+         * {@code WRITE_DELAY 0} every commit is written to the file before it returns, so it survives
+         * the process (not a power loss: H2 does not sync on commit). The setting belongs to the
+         * database; it is set at every start of a file database (in-memory ones have no file), and
+         * needs admin rights: without them the store starts with a warning.
+         */
+        private static void writeCommitsAtOnce(Handle h) {
+            if (h.createQuery("SELECT DATABASE_PATH()").mapTo(String.class).findOne().isEmpty()) {
+                return;
+            }
+            try {
+                h.execute("SET WRITE_DELAY 0");
+            } catch (StatementException e) {
+                LOG.warn("Cannot set this H2 database's WRITE_DELAY to 0 ({}): a crash of this process can lose its"
+                        + " last commits, claims of applied proposals included, so a proposal could be applied twice;"
+                        + " run SET WRITE_DELAY 0 as an admin of the database", e.getShortMessage());
             }
         }
 

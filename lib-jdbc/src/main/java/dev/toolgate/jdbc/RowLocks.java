@@ -8,9 +8,12 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  * {@code toolgate_session} per session): {@code SELECT ... FOR UPDATE} on the key's row, as a statement
  * of its own, so that under READ COMMITTED every later statement of the transaction sees everything
  * committed by the previous holder. A missing row is created first; two instances creating it at once
- * is fine.
+ * is fine. Rows are deleted only by {@link Purges}, which holds the row's lock while it does.
  */
 final class RowLocks {
+
+    /** Creations before giving up; each retry means a purge deleted the row again in between. */
+    private static final int MAX_ATTEMPTS = 50;
 
     private final String table;
     private final String select;
@@ -22,12 +25,18 @@ final class RowLocks {
         this.create = dialect.insertIfAbsent(table, keyColumn, keyColumn, ":key");
     }
 
-    /** Locks the row of {@code key} until the transaction open on {@code handle} ends. */
+    /**
+     * Locks the row of {@code key} until the transaction open on {@code handle} ends. A row that a
+     * purge deletes while this waits for its lock reads as missing and is created again; so is one that
+     * another connection created and a purge deleted between our insert attempt and our lock.
+     */
     void lock(Handle handle, String key) {
-        if (handle.createQuery(select).bind("key", key).mapTo(String.class).findOne().isEmpty()) {
+        for (int attempt = 1; handle.createQuery(select).bind("key", key).mapTo(String.class).findOne().isEmpty(); attempt++) {
+            if (attempt > MAX_ATTEMPTS) {
+                throw new IllegalStateException("the " + table + " row of " + key + " vanished " + MAX_ATTEMPTS
+                        + " times while being locked");
+            }
             create(handle, key);
-            handle.createQuery(select).bind("key", key).mapTo(String.class).findOne().orElseThrow(() ->
-                    new IllegalStateException("the " + table + " row of " + key + " vanished while being locked"));
         }
     }
 

@@ -10,10 +10,18 @@ import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.testkit.Together;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
+import dev.toolgate.spi.CallStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +31,9 @@ import org.junit.jupiter.api.Test;
  * Exactness under real concurrency on the database's clock, one store shared by 16 threads. The
  * budget: counted from the audit trail, no sliding window ever holds more admissions than the cap,
  * and every admitted call is recorded. The pending cap: concurrent proposals in one session never
- * exceed it. Each database runs it through a subclass.
+ * exceed it. Retention: concurrent sweepers report each overdue call once, and purges racing
+ * outcomes, proposals and admissions lose nothing ({@link Races}). Each database runs it through a
+ * subclass.
  */
 abstract class ConcurrencyContract {
 
@@ -32,15 +42,17 @@ abstract class ConcurrencyContract {
     private static final int THREADS = 16;
     private static final Duration RUN = Duration.ofMillis(2600);
 
+    private String url;
     private JdbcStore store;
     private Hosts host;
 
-    /** A fresh, empty store on the database clock with a pool for {@value #THREADS} threads. */
-    abstract JdbcStore openStore();
+    /** The URL of a fresh, empty database (the store on it uses the database clock). */
+    abstract String newDatabase();
 
     @BeforeEach
     void open() {
-        store = openStore();
+        url = newDatabase();
+        store = JdbcStore.builder().url(url).poolSize(THREADS).build();
         host = Hosts.on(store, b -> b.budget(ToolBudget.perPrincipal(CAP, WINDOW)));
     }
 
@@ -150,6 +162,73 @@ abstract class ConcurrencyContract {
             assertThat(store.calls().countPending("crowded")).isEqualTo(cap);
             assertThat(store.calls().query(CallQuery.latest(100).session("crowded").status(CallStatus.PROPOSED))).hasSize(cap);
         }
+    }
+
+    @Test
+    void theSweepAndThePurgeSkipARowWhoseOutcomeIsBeingWritten() throws Exception {
+        CallStore calls = store.calls();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String id = calls.propose(Races.proposal(null), Duration.ofMinutes(10), 1).record().id();
+            calls.claim(id, new CallStore.Claim(dev.toolgate.access.PrincipalRef.of(Hosts.WRITER), null, null, Duration.ofMillis(1)), null);
+            ids.add(id);
+        }
+        Thread.sleep(20);
+        String held = ids.get(0);
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try (Connection writer = DriverManager.getConnection(url)) {
+            // another instance is writing the outcome of the first call and has not committed yet
+            writer.setAutoCommit(false);
+            outcome(writer, held, "applied", "\"held\"");
+            List<CallRecord> swept = other.submit(() -> calls.interruptOverdue(10)).get(5, TimeUnit.SECONDS);
+            assertThat(swept).as("the sweep neither waits for the locked row nor marks it").extracting(CallRecord::id)
+                    .containsExactlyInAnyOrder(ids.get(1), ids.get(2));
+            writer.commit();
+            assertThat(calls.interruptOverdue(10)).isEmpty();
+            assertThat(calls.find(held).orElseThrow().status()).isEqualTo(CallStatus.APPLIED);
+
+            // a late outcome of an interrupted call is being written while the purge runs
+            Instant cutoff = calls.now().plusSeconds(60); // every interrupted call qualifies by its time
+            outcome(writer, ids.get(1), "applied", "\"late\"");
+            int purged = other.submit(() -> calls.purge(CallStore.Purge.FINISHED_CALLS, cutoff, 10)).get(5, TimeUnit.SECONDS);
+            assertThat(purged).as("only the rows nobody holds: the applied call and the other interrupted one").isEqualTo(2);
+            writer.commit();
+            assertThat(calls.find(ids.get(1))).as("the late outcome kept its row").get()
+                    .satisfies(r -> assertThat(r.resultJson()).isEqualTo("\"late\""));
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    /** Writes an outcome as the store's complete() would, in the connection's open transaction. */
+    private static void outcome(Connection c, String id, String status, String result) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("UPDATE toolgate_call SET status = ?, result_json = ?,"
+                + " completed_at = CURRENT_TIMESTAMP WHERE id = ?")) {
+            s.setString(1, status);
+            s.setString(2, result);
+            s.setString(3, id);
+            assertThat(s.executeUpdate()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void concurrentSweepersReportEachOverdueCallExactlyOnceWhileOutcomesArrive() throws Exception {
+        Races.sweepersReportEachOverdueCallOnce(List.of(store), 60, THREADS / 2);
+    }
+
+    @Test
+    void aLateOutcomeIsNeverPurgedWithItsRow() throws Exception {
+        Races.aLateOutcomeIsNeverPurgedWithItsRow(List.of(store), 40);
+    }
+
+    @Test
+    void purgingAndEndingTheSessionWhileProposingKeepsThePendingCapExact() throws Exception {
+        Races.purgesRacingProposalsKeepThePendingCap(List.of(store), THREADS, 8);
+    }
+
+    @Test
+    void purgingIdleBudgetRowsWhileAdmittingKeepsTheBudgetExact() throws Exception {
+        Races.purgesRacingAdmissionsKeepTheBudget(List.of(store), THREADS, 8);
     }
 
     private interface Work {

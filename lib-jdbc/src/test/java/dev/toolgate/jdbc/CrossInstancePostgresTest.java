@@ -183,4 +183,24 @@ class CrossInstancePostgresTest {
         assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.EXPIRED))).hasSize(proposals);
         assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.PROPOSED))).isEmpty();
     }
+
+    @Test
+    void sweepersOnEveryInstanceReportEachOverdueCallExactlyOnceWhileOutcomesArrive() throws Exception {
+        Races.sweepersReportEachOverdueCallOnce(stores, 80, 2 * INSTANCES);
+    }
+
+    @Test
+    void purgesOnEveryInstanceNeverDeleteARowWhoseLateOutcomeWasRecorded() throws Exception {
+        Races.aLateOutcomeIsNeverPurgedWithItsRow(stores, 40);
+    }
+
+    @Test
+    void purgesOnEveryInstanceRacingProposalsKeepThePendingCapExact() throws Exception {
+        Races.purgesRacingProposalsKeepThePendingCap(stores, 16, 8);
+    }
+
+    @Test
+    void purgesOnEveryInstanceRacingAdmissionsKeepTheBudgetExact() throws Exception {
+        Races.purgesRacingAdmissionsKeepTheBudget(stores, 16, 8);
+    }
 }

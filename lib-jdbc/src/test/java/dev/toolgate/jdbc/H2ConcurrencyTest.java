@@ -4,7 +4,7 @@ package dev.toolgate.jdbc;
 class H2ConcurrencyTest extends ConcurrencyContract {
 
     @Override
-    JdbcStore openStore() {
-        return JdbcStore.builder().url(TestStores.h2MemoryUrl("budget")).poolSize(16).build();
+    String newDatabase() {
+        return TestStores.h2MemoryUrl("budget");
     }
 }

@@ -4,8 +4,7 @@ package dev.toolgate.jdbc;
 class PostgresConcurrencyTest extends ConcurrencyContract {
 
     @Override
-    JdbcStore openStore() {
-        String url = PostgresDatabase.freshSchema("concurrency");
-        return JdbcStore.builder().url(url).poolSize(16).build();
+    String newDatabase() {
+        return PostgresDatabase.freshSchema("concurrency");
     }
 }

@@ -3,15 +3,35 @@ package dev.toolgate.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolgate.access.PrincipalKind;
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.CallStore.Claim;
+import dev.toolgate.spi.CallStore.ClaimResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
 /** Schema handling at start, on each database through a subclass. */
 abstract class SchemaContract {
+
+    private static final PrincipalRef USER = new PrincipalRef(PrincipalKind.USER, "ann");
 
     /** A URL of an empty database (or schema) for one test. */
     abstract String emptyDatabase(String name);
@@ -70,7 +90,95 @@ abstract class SchemaContract {
                 }
             }
             assertThat(names).contains("toolgate_call_principal_time", "toolgate_call_session_time", "toolgate_call_pending",
-                    "toolgate_call_tenant_time");
+                    "toolgate_call_tenant_time", "toolgate_call_session_pending", "toolgate_call_applying",
+                    "toolgate_call_completed");
+        }
+    }
+
+    @Test
+    void aVersionOneDatabaseIsUpgradedAndItsClaimsLeftWithoutAnOutcomeReadInterrupted() throws SQLException {
+        String url = emptyDatabase("upgrade");
+        installVersionOne(url);
+        Instant claimedAt = Instant.parse("2026-01-01T10:00:00Z");
+        // what a version-1 instance left: a claim whose outcome never came, a finished apply, a pending proposal
+        insertVersionOneCall(url, "in-flight", "applied", claimedAt, null, null);
+        insertVersionOneCall(url, "finished", "applied", claimedAt, claimedAt.plusSeconds(1), null);
+        insertVersionOneCall(url, "pending", "proposed", null, null, Instant.now().plus(Duration.ofHours(1)));
+
+        assertThatThrownBy(() -> JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build())
+                .as("a version-1 database does not validate")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("version 1, older than version " + Schema.VERSION)
+                .hasMessageContaining("SchemaMode.APPLY");
+        assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).as("validate changed nothing").isEqualTo(1);
+
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).build()) {
+            CallStore calls = store.calls();
+            CallRecord inFlight = calls.find("in-flight").orElseThrow();
+            assertThat(inFlight.status()).isEqualTo(CallStatus.APPLYING);
+            assertThat(inFlight.appliedAt()).isEqualTo(claimedAt);
+            assertThat(inFlight.outcomeDueAt()).as("due at once").isEqualTo(claimedAt);
+            assertThat(inFlight.completedAt()).isNull();
+            CallRecord finished = calls.find("finished").orElseThrow();
+            assertThat(finished.status()).isEqualTo(CallStatus.APPLIED);
+            assertThat(finished.outcomeDueAt()).isNull();
+            assertThat(finished.completedAt()).isEqualTo(claimedAt.plusSeconds(1));
+
+            List<CallRecord> interrupted = calls.interruptOverdue(10);
+            assertThat(interrupted).extracting(CallRecord::id).containsExactly("in-flight");
+            assertThat(interrupted.get(0).status()).isEqualTo(CallStatus.INTERRUPTED);
+            assertThat(calls.query(CallQuery.latest(10).status(CallStatus.INTERRUPTED))).extracting(CallRecord::id)
+                    .containsExactly("in-flight");
+
+            ClaimResult claim = calls.claim("pending", new Claim(USER, null, null, Duration.ofMinutes(1)), null);
+            assertThat(claim.status()).as("a version-1 proposal is claimable").isEqualTo(ClaimResult.Status.CLAIMED);
+            assertThat(claim.record().outcomeDueAt()).isEqualTo(claim.record().appliedAt().plus(Duration.ofMinutes(1)));
+        }
+
+        try (JdbcStore again = JdbcStore.builder().url(url).poolSize(1).build()) {
+            assertThat(again.calls().find("in-flight").orElseThrow().status()).as("the script runs again harmlessly")
+                    .isEqualTo(CallStatus.INTERRUPTED);
+            assertThat(again.calls().find("pending").orElseThrow().status()).isEqualTo(CallStatus.APPLYING);
+        }
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 1 and 2").isEqualTo(2);
+        assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
+        JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build().close();
+    }
+
+    /** Runs the version-1 script, as a version-1 instance installed it. */
+    static void installVersionOne(String url) {
+        String database = url.startsWith("jdbc:h2:") ? "h2" : "postgresql";
+        String resource = "dev/toolgate/jdbc/schema/v1/" + database + ".sql";
+        String script;
+        try (InputStream in = SchemaContract.class.getClassLoader().getResourceAsStream(resource)) {
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException | NullPointerException e) {
+            throw new IllegalStateException("cannot read " + resource, e);
+        }
+        assertThat(script).contains("schema, version 1,");
+        Jdbi.create(url).useHandle(h -> h.createScript(script).execute());
+    }
+
+    /** A call row with the version-1 columns only. */
+    static void insertVersionOneCall(String url, String id, String status, Instant appliedAt, Instant completedAt,
+                                     Instant expiresAt) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url); PreparedStatement s = c.prepareStatement(
+                "INSERT INTO toolgate_call (id, tool_name, effect, principal, transport, status, mode, mode_source,"
+                        + " arguments_hash, created_at, payload_json, token_digest, expires_at, applied_by, applied_at,"
+                        + " completed_at, result_json) VALUES (?, 'notes.add', 'mutate', 'user:ann', 'java', ?,"
+                        + " 'require_approval', 'inferred_default', ?, ?, '{}', ?, ?, ?, ?, ?, ?)")) {
+            Instant createdAt = Instant.parse("2026-01-01T09:00:00Z");
+            s.setString(1, id);
+            s.setString(2, status);
+            s.setString(3, "a".repeat(64));
+            s.setObject(4, OffsetDateTime.ofInstant(createdAt, ZoneOffset.UTC));
+            s.setString(5, "d".repeat(64));
+            s.setObject(6, OffsetDateTime.ofInstant(expiresAt != null ? expiresAt : createdAt.plusSeconds(600), ZoneOffset.UTC));
+            s.setString(7, appliedAt == null ? null : USER.key());
+            s.setObject(8, appliedAt == null ? null : OffsetDateTime.ofInstant(appliedAt, ZoneOffset.UTC));
+            s.setObject(9, completedAt == null ? null : OffsetDateTime.ofInstant(completedAt, ZoneOffset.UTC));
+            s.setString(10, completedAt == null ? null : "\"done\"");
+            s.executeUpdate();
         }
     }
 

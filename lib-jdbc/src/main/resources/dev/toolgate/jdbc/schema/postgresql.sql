@@ -1,9 +1,11 @@
--- Toolgate schema, version 1, for PostgreSQL 12 or newer.
+-- Toolgate schema, version 2, for PostgreSQL 12 or newer.
 --
 -- Idempotent: every statement can run again on a database that already has the schema, so it is
 -- applied at every start (SchemaMode.APPLY) or by the host's own migration tool, for example as a
--- Flyway migration V1__toolgate.sql. Timestamps are TIMESTAMP WITH TIME ZONE; statuses, effects and
--- modes are stored as their lower-case wire names.
+-- Flyway migration V1__toolgate.sql. Cumulative: run on a database of an earlier version, it brings
+-- it to this one (version 2 added toolgate_call.outcome_due_at, the statuses 'applying' and
+-- 'interrupted', and the indexes for the interrupt sweep and for purging). Timestamps are
+-- TIMESTAMP WITH TIME ZONE; statuses, effects and modes are stored as their lower-case wire names.
 
 CREATE TABLE IF NOT EXISTS toolgate_schema_version (
     version    INTEGER                  NOT NULL PRIMARY KEY,
@@ -11,6 +13,9 @@ CREATE TABLE IF NOT EXISTS toolgate_schema_version (
 );
 
 -- The audit trail: one row per call; a proposal's row is also its token (only the nonce's digest).
+-- status: executed, failed, invalid, denied (finished reads and refusals); proposed (pending);
+-- applying (claimed, outcome due by outcome_due_at), applied, interrupted (no outcome by then: in
+-- doubt, never re-run); rejected, expired, superseded (closed without running).
 CREATE TABLE IF NOT EXISTS toolgate_call (
     id              VARCHAR(64)              NOT NULL PRIMARY KEY,
     tool_name       TEXT                     NOT NULL,
@@ -36,6 +41,7 @@ CREATE TABLE IF NOT EXISTS toolgate_call (
     duration_millis BIGINT,
     applied_by      TEXT,
     applied_at      TIMESTAMP WITH TIME ZONE,
+    outcome_due_at  TIMESTAMP WITH TIME ZONE,
     decided_by      TEXT,
     decision_reason TEXT,
     supersedes      VARCHAR(64),
@@ -50,6 +56,20 @@ CREATE INDEX IF NOT EXISTS toolgate_call_session_time ON toolgate_call (session_
 -- count (the pending cap) and listing.
 CREATE INDEX IF NOT EXISTS toolgate_call_pending ON toolgate_call (expires_at) WHERE status = 'proposed';
 CREATE INDEX IF NOT EXISTS toolgate_call_session_pending ON toolgate_call (session_id, expires_at) WHERE status = 'proposed';
+
+-- Version 2: a claimed call's outcome deadline (added to a version-1 table).
+ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS outcome_due_at TIMESTAMP WITH TIME ZONE;
+-- Claimed calls awaiting their outcome only: the interrupt sweep.
+CREATE INDEX IF NOT EXISTS toolgate_call_applying ON toolgate_call (outcome_due_at) WHERE status = 'applying';
+-- Retention: finished calls and closed proposals, oldest first (also finds unfinished rows: completed_at IS NULL).
+CREATE INDEX IF NOT EXISTS toolgate_call_completed ON toolgate_call (completed_at);
+
+-- Version 2 migration: a version-1 claim was status 'applied' with no outcome yet (completed_at
+-- null); if one is still like that, its instance stopped while the tool ran or is still running it.
+-- It becomes 'applying' with its outcome already due, so the next sweep reports it as interrupted
+-- (in doubt) and an operator resolves it; it is never re-run. Matches nothing once migrated.
+UPDATE toolgate_call SET status = 'applying', outcome_due_at = COALESCE(applied_at, created_at)
+WHERE completed_at IS NULL AND status = 'applied';
 
 -- One row per metered principal: the times of its latest admissions (at most the cap), newest first.
 -- Admitting locks this row, so the budget is exact across every instance sharing the database.
@@ -82,4 +102,4 @@ CREATE TABLE IF NOT EXISTS toolgate_tool_review (
     PRIMARY KEY (tenant_id, tool_name)
 );
 
-INSERT INTO toolgate_schema_version (version) VALUES (1) ON CONFLICT (version) DO NOTHING;
+INSERT INTO toolgate_schema_version (version) VALUES (2) ON CONFLICT (version) DO NOTHING;

@@ -1,0 +1,135 @@
+package dev.toolgate.jdbc;
+
+import dev.toolgate.spi.CallStore.Purge;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Update;
+
+/**
+ * Retention for {@link JdbcCallStore}: {@link dev.toolgate.spi.CallStore#purge} and
+ * {@link dev.toolgate.spi.CallStore#endSession}. Never on a call's path; every batch is short, and
+ * purges are safe on every instance at once and against concurrent calls.
+ *
+ * <ul>
+ *   <li><b>Finished calls, closed proposals:</b> at most {@code limit} rows, oldest {@code completed_at}
+ *       first, as {@link PickedRows}: concurrent purgers take different rows, and a row that changed
+ *       while it was picked (a late outcome of an interrupted call sets a new {@code completed_at}) is
+ *       kept.</li>
+ *   <li><b>Idle budget and session rows:</b> one short transaction of two statements. The first
+ *       selects at most {@code limit} idle rows {@code FOR UPDATE SKIP LOCKED}, skipping any row an
+ *       admission or a proposal holds right now; the second deletes those of them that are still idle.
+ *       Being a later statement, under READ COMMITTED it sees everything committed before it, including
+ *       an admission or proposal that committed between the first statement's snapshot and its lock;
+ *       and as the rows stay locked until the commit, nothing can admit into or propose under a row
+ *       after that re-check and before it is gone. A budget row is idle when its newest admission
+ *       ({@code admitted[1]}: both {@link Admissions} keep the log newest first) is before the cutoff,
+ *       or when it holds none; budget rows go oldest first. A session row is idle when the session
+ *       has no pending proposal and no proposal created at or after the cutoff; session rows have no
+ *       time of their own, so a batch takes idle ones in no particular order.</li>
+ * </ul>
+ *
+ * <p><b>Why a purged row loses nothing.</b> An admission or a proposal that waited for a row's lock
+ * while the purge deleted it finds no row when the lock is released ({@link RowLocks#lock} and the
+ * single-statement admission both see the deletion) and creates the row afresh, exactly as for a
+ * principal or session never seen before, so every admission of one principal, and every pending
+ * count of one session, is still decided under one row lock at a time: a row disappears only while
+ * the purge holds its lock, so nobody can be holding the old row while someone else holds its
+ * successor. The budget row deleted held only admissions older than the cutoff (the caller's cutoff
+ * is older than the longest budget window), and the session row holds nothing but its lock (the
+ * pending count is read from {@code toolgate_call} under it), so neither the budget nor the pending
+ * cap can admit one call more. The contract suite's
+ * {@code aBudgetRowThatAdmitsWhileItIsPurgedKeepsItsAdmission} and the concurrency tests
+ * ({@code ConcurrencyContract}, {@code CrossInstancePostgresTest}) race purges against admissions and
+ * proposals to prove it.
+ */
+final class Purges {
+
+    private static final String FINISHED = "'executed', 'failed', 'invalid', 'denied', 'applied', 'interrupted'";
+    private static final String CLOSED = "'rejected', 'expired', 'superseded'";
+
+    private final Db db;
+    private final PickedRows finishedCalls;
+    private final PickedRows closedProposals;
+    private final String lockIdleSessions;
+    private final String idleSession;
+    private final String lockIdleBudgets;
+    private final String idleBudget;
+    private final String lockSession;
+    private final String endSession;
+
+    Purges(Db db) {
+        this.db = db;
+        String now = db.nowSql();
+        this.finishedCalls = deleteCalls(db, FINISHED);
+        this.closedProposals = deleteCalls(db, CLOSED);
+        String pendingIn = "SELECT 1 FROM toolgate_call p WHERE p.session_id = s.session_id AND p.status = 'proposed'"
+                + " AND p.expires_at > " + now;
+        this.idleSession = "NOT EXISTS (" + pendingIn + ")"
+                + " AND NOT EXISTS (SELECT 1 FROM toolgate_call r WHERE r.session_id = s.session_id"
+                + " AND r.token_digest IS NOT NULL AND r.created_at >= :before)";
+        this.lockIdleSessions = "SELECT s.session_id FROM toolgate_session s WHERE " + idleSession
+                + " LIMIT :limit FOR UPDATE SKIP LOCKED";
+        // the newest admission, or null when the log is empty (H2 rejects admitted[1] on an empty array)
+        String newest = "CASE WHEN CARDINALITY(b.admitted) = 0 THEN NULL ELSE b.admitted[1] END";
+        this.idleBudget = "COALESCE(" + newest + " < :before, TRUE)";
+        this.lockIdleBudgets = "SELECT b.principal FROM toolgate_budget b WHERE " + idleBudget
+                + " ORDER BY " + newest + " NULLS FIRST, b.principal LIMIT :limit FOR UPDATE SKIP LOCKED";
+        this.lockSession = "SELECT session_id FROM toolgate_session WHERE session_id = :key FOR UPDATE";
+        this.endSession = "DELETE FROM toolgate_session s WHERE s.session_id = :key AND NOT EXISTS (" + pendingIn + ")";
+    }
+
+    /** Deletes calls of {@code statuses} completed before {@code :before}, oldest first. */
+    private static PickedRows deleteCalls(Db db, String statuses) {
+        return new PickedRows(db, "status IN (" + statuses + ") AND completed_at < :before", "completed_at",
+                "DELETE FROM " + CallRows.TABLE, null);
+    }
+
+    int purge(Purge kind, Instant before, int limit) {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(before, "before");
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        return switch (kind) {
+            case FINISHED_CALLS -> finishedCalls.change(limit, before);
+            case CLOSED_PROPOSALS -> closedProposals.change(limit, before);
+            case IDLE_SESSIONS -> deleteLocked(lockIdleSessions, "toolgate_session s", "s.session_id", idleSession, before, limit);
+            case IDLE_BUDGETS -> deleteLocked(lockIdleBudgets, "toolgate_budget b", "b.principal", idleBudget, before, limit);
+        };
+    }
+
+    /** Locks idle rows with {@code lock}, then deletes those still {@code idle}, in one transaction. */
+    private int deleteLocked(String lock, String table, String key, String idle, Instant before, int limit) {
+        return db.inTransaction(h -> {
+            List<String> keys = h.createQuery(lock)
+                    .bind("before", Db.timestamp(before)).bind("limit", limit).bind("now", db.now())
+                    .mapTo(String.class).list();
+            if (keys.isEmpty()) {
+                return 0;
+            }
+            String in = IntStream.range(0, keys.size()).mapToObj(i -> ":k" + i).collect(Collectors.joining(", "));
+            Update delete = h.createUpdate("DELETE FROM " + table + " WHERE " + key + " IN (" + in + ") AND " + idle);
+            for (int i = 0; i < keys.size(); i++) {
+                delete.bind("k" + i, keys.get(i));
+            }
+            return delete.bind("before", Db.timestamp(before)).bind("now", db.now()).execute();
+        });
+    }
+
+    boolean endSession(String sessionId) {
+        if (sessionId == null) {
+            return false;
+        }
+        return db.inTransaction(h -> lockedSession(h, sessionId)
+                && h.createUpdate(endSession).bind("key", sessionId).bind("now", db.now()).execute() == 1);
+    }
+
+    /** Locks the session's row, waiting for a proposal in flight; false if there is none. */
+    private boolean lockedSession(Handle h, String sessionId) {
+        return h.createQuery(lockSession).bind("key", sessionId).mapTo(String.class).findOne().isPresent();
+    }
+}

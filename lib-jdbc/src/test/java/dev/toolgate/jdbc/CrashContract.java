@@ -1,0 +1,231 @@
+package dev.toolgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.TokenAlreadyUsedException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 10, with a real crash: a child JVM applies a token and is killed with SIGKILL
+ * ({@link Process#destroyForcibly()}) while the tool runs. The claim it committed survives; the call
+ * reads {@code applying} until its outcome is due, then the sweep marks it {@code interrupted} (in
+ * doubt), operators find it, and nothing ever runs it again. Each database runs it through a subclass.
+ */
+abstract class CrashContract {
+
+    /** The child's execution timeout: long enough that the child never times out before the kill. */
+    private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(10);
+    /** The longest wait for the child to reach the tool (a JVM start, the store, the gate). */
+    private static final Duration CHILD_START = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    /** The URL of a fresh database that a child process can open too. */
+    abstract String newDatabase(Path dir);
+
+    /** Whether the database admits one process at a time (an H2 file): the parent then closes its store while the child runs. */
+    abstract boolean oneProcessAtATime();
+
+    @Test
+    void aClaimWhoseProcessIsKilledInsideTheToolReadsInterruptedOnceDueAndIsNeverRunAgain() throws Exception {
+        String url = newDatabase(dir);
+        ShiftedClock clock = new ShiftedClock();
+        AtomicInteger parentExecutions = new AtomicInteger();
+        Parent parent = new Parent(url, clock, parentExecutions);
+        Proposal proposal;
+        try {
+            proposal = parent.gate().propose(CrashHost.context(), CrashHost.TOOL, "{\"key\":\"k1\",\"value\":\"v1\"}");
+            if (oneProcessAtATime()) {
+                parent.close();
+            }
+
+            Instant beforeChild = Instant.now();
+            String executing = runChildUntilKilledInsideTheTool(url, proposal.token());
+            assertThat(executing).as("the child ran the proposal's call").isEqualTo(proposal.callId());
+
+            if (oneProcessAtATime()) {
+                parent = new Parent(url, clock, parentExecutions);
+            }
+            CallRecord claimed = parent.gate().findCall(proposal.callId()).orElseThrow();
+            assertThat(claimed.status()).as("the claim survived the kill; no outcome came").isEqualTo(CallStatus.APPLYING);
+            assertThat(claimed.completedAt()).isNull();
+            assertThat(claimed.resultJson()).isNull();
+            assertThat(claimed.appliedBy()).isEqualTo(PrincipalRef.of(CrashHost.WRITER));
+            assertThat(claimed.appliedAt()).isAfterOrEqualTo(beforeChild.minusSeconds(1));
+            assertThat(claimed.outcomeDueAt()).as("due after the child's execution timeout")
+                    .isAfterOrEqualTo(claimed.appliedAt().plus(CHILD_TIMEOUT));
+
+            // TODO(engine): call parent.gate()'s sweep once the engine marks interrupted calls (lib-core, on main)
+            assertThat(parent.store().calls().interruptOverdue(100)).as("not due yet").isEmpty();
+            clock.shift(Duration.between(Instant.now(), claimed.outcomeDueAt()).plusSeconds(1));
+            List<CallRecord> swept = parent.store().calls().interruptOverdue(100);
+
+            assertThat(swept).extracting(CallRecord::id).containsExactly(proposal.callId());
+            CallRecord interrupted = parent.gate().findCall(proposal.callId()).orElseThrow();
+            assertThat(interrupted.status()).isEqualTo(CallStatus.INTERRUPTED);
+            assertThat(interrupted.completedAt()).isNotNull();
+            assertThat(parent.gate().findCalls(CallQuery.latest(10).status(CallStatus.INTERRUPTED)))
+                    .extracting(CallRecord::id).containsExactly(proposal.callId());
+            assertThat(parent.store().calls().interruptOverdue(100)).as("reported once").isEmpty();
+            Toolgate gate = parent.gate();
+            String token = proposal.token();
+            assertThatThrownBy(() -> gate.apply(CrashHost.context(), token))
+                    .as("an interrupted call is never run again").isInstanceOf(TokenAlreadyUsedException.class);
+            assertThat(parentExecutions).as("the parent's tool never ran").hasValue(0);
+        } finally {
+            parent.close();
+        }
+    }
+
+    /**
+     * Starts the child on the test JVM's class path, waits (bounded) until it prints that it is inside
+     * the tool, kills it with SIGKILL, and returns the call id it printed. The child is killed in any
+     * case; its stderr is in every failure message.
+     */
+    private String runChildUntilKilledInsideTheTool(String url, String token) throws Exception {
+        Path stderr = dir.resolve("child-stderr.txt");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrashHost.class.getName(),
+                url, token, Long.toString(CHILD_TIMEOUT.toMillis()))
+                .redirectError(stderr.toFile())
+                .start();
+        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        List<String> output = new ArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                lines.add("(reading the child's output failed: " + e + ")");
+            }
+        }, "crash-child-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            long deadline = System.nanoTime() + CHILD_START.toNanos();
+            while (true) {
+                String line = lines.poll(200, TimeUnit.MILLISECONDS);
+                if (line == null && !child.isAlive()) {
+                    reader.join(5_000); // the rest of its output
+                    line = lines.poll();
+                    if (line == null) {
+                        throw new AssertionError("the child exited (code " + child.exitValue() + ") before it reached the tool"
+                                + childOutput(output, stderr));
+                    }
+                }
+                if (line == null) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("the child did not reach the tool within " + CHILD_START.toSeconds() + " s"
+                                + childOutput(output, stderr));
+                    }
+                    continue;
+                }
+                output.add(line);
+                if (line.startsWith(CrashHost.MARKER)) {
+                    assertThat(child.isAlive()).as("the child is inside the tool").isTrue();
+                    child.destroyForcibly();
+                    assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("the child died of SIGKILL" + childOutput(output, stderr)).isTrue();
+                    assertThat(child.exitValue()).as("killed, not exited" + childOutput(output, stderr)).isNotZero().isNotEqualTo(3);
+                    return line.substring(CrashHost.MARKER.length()).trim();
+                }
+            }
+        } finally {
+            child.destroyForcibly();
+            child.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String childOutput(List<String> stdout, Path stderr) {
+        String err;
+        try {
+            err = Files.exists(stderr) ? Files.readString(stderr) : "";
+        } catch (IOException e) {
+            err = "(unreadable: " + e + ")";
+        }
+        return "\n--- child stdout ---\n" + String.join("\n", stdout) + "\n--- child stderr ---\n"
+                + (err.length() > 8000 ? "..." + err.substring(err.length() - 8000) : err);
+    }
+
+    /** The test JVM's host: its own store (on a clock the test can move forward) and gate. */
+    private static final class Parent implements AutoCloseable {
+
+        private final JdbcStore store;
+        private final Toolgate gate;
+        private boolean closed;
+
+        Parent(String url, Clock clock, AtomicInteger executions) {
+            this.store = JdbcStore.builder().url(url).poolSize(2).clock(clock).build();
+            this.gate = CrashHost.gate(store, CHILD_TIMEOUT, callId -> executions.incrementAndGet());
+        }
+
+        JdbcStore store() {
+            return store;
+        }
+
+        Toolgate gate() {
+            return gate;
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                gate.close();
+                store.close();
+            }
+        }
+    }
+
+    /** The system clock, moved forward by the test so the outcome falls due without a long sleep. */
+    private static final class ShiftedClock extends Clock {
+
+        private final AtomicReference<Duration> shift = new AtomicReference<>(Duration.ZERO);
+
+        void shift(Duration by) {
+            shift.updateAndGet(d -> d.plus(by));
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.now().plus(shift.get());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+}
