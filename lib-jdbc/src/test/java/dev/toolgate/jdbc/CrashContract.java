@@ -8,6 +8,8 @@ import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ToolCallEvent;
+import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.TokenAlreadyUsedException;
 import java.io.BufferedReader;
@@ -82,18 +84,23 @@ abstract class CrashContract {
             assertThat(claimed.outcomeDueAt()).as("due after the child's execution timeout")
                     .isAfterOrEqualTo(claimed.appliedAt().plus(CHILD_TIMEOUT));
 
-            // TODO(engine): call parent.gate()'s sweep once the engine marks interrupted calls (lib-core, on main)
-            assertThat(parent.store().calls().interruptOverdue(100)).as("not due yet").isEmpty();
+            assertThat(parent.gate().sweep().interrupted()).as("not due yet").isZero();
             clock.shift(Duration.between(Instant.now(), claimed.outcomeDueAt()).plusSeconds(1));
-            List<CallRecord> swept = parent.store().calls().interruptOverdue(100);
+            assertThat(parent.gate().sweep().interrupted()).isEqualTo(1);
 
-            assertThat(swept).extracting(CallRecord::id).containsExactly(proposal.callId());
+            assertThat(parent.events()).as("one listener event says so").singleElement().satisfies(e -> {
+                assertThat(e.callId()).isEqualTo(proposal.callId());
+                assertThat(e.status()).isEqualTo(CallStatus.INTERRUPTED);
+                assertThat(e.principal()).isEqualTo(PrincipalRef.of(CrashHost.WRITER));
+            });
+            assertThat(parent.gate().interrupted(CallContext.of(CrashHost.OPERATOR).withTenant("acme")))
+                    .as("the operator's inbox shows it").extracting(CallRecord::id).containsExactly(proposal.callId());
             CallRecord interrupted = parent.gate().findCall(proposal.callId()).orElseThrow();
             assertThat(interrupted.status()).isEqualTo(CallStatus.INTERRUPTED);
             assertThat(interrupted.completedAt()).isNotNull();
             assertThat(parent.gate().findCalls(CallQuery.latest(10).status(CallStatus.INTERRUPTED)))
                     .extracting(CallRecord::id).containsExactly(proposal.callId());
-            assertThat(parent.store().calls().interruptOverdue(100)).as("reported once").isEmpty();
+            assertThat(parent.gate().sweep().interrupted()).as("reported once").isZero();
             Toolgate gate = parent.gate();
             String token = proposal.token();
             assertThatThrownBy(() -> gate.apply(CrashHost.context(), token))
@@ -179,11 +186,12 @@ abstract class CrashContract {
 
         private final JdbcStore store;
         private final Toolgate gate;
+        private final List<ToolCallEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
         private boolean closed;
 
         Parent(String url, Clock clock, AtomicInteger executions) {
             this.store = JdbcStore.builder().url(url).poolSize(2).clock(clock).build();
-            this.gate = CrashHost.gate(store, CHILD_TIMEOUT, callId -> executions.incrementAndGet());
+            this.gate = CrashHost.gate(store, CHILD_TIMEOUT, callId -> executions.incrementAndGet(), events::add);
         }
 
         JdbcStore store() {
@@ -192,6 +200,11 @@ abstract class CrashContract {
 
         Toolgate gate() {
             return gate;
+        }
+
+        /** What this instance's listener heard (only its own sweeps: a fresh instance hears only what it does). */
+        List<ToolCallEvent> events() {
+            return events.stream().filter(e -> e.status() != CallStatus.PROPOSED).toList();
         }
 
         @Override

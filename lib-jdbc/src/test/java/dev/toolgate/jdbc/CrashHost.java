@@ -36,8 +36,17 @@ final class CrashHost {
         return CallContext.of(WRITER).withTenant("acme").withSession("crash");
     }
 
+    /** An operator of the tenant, who sees calls in doubt. */
+    static final Principal OPERATOR = Principal.user("ops", "vault.write", "toolgate.approvals.manage");
+
     /** A gate with the tool, whose execution runs {@code execution} (given the call id). */
     static Toolgate gate(ToolgateStore store, Duration executionTimeout, Consumer<String> execution) {
+        return gate(store, executionTimeout, execution, event -> { });
+    }
+
+    /** The same, telling {@code listener} about calls. */
+    static Toolgate gate(ToolgateStore store, Duration executionTimeout, Consumer<String> execution,
+                         dev.toolgate.audit.ToolCallListener listener) {
         Tool<Entry, String> write = Tool.builder("write", Entry.class)
                 .description("Write an entry into the vault")
                 .effect(Effect.MUTATE)
@@ -56,6 +65,7 @@ final class CrashHost {
                 .budget(ToolBudget.perPrincipal(1000, Duration.ofMinutes(1)))
                 .executionTimeout(executionTimeout)
                 .sweepInterval(Duration.ZERO)
+                .listener(listener)
                 .build();
     }
 
