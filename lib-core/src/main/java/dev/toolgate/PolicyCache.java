@@ -5,6 +5,7 @@ import dev.toolgate.policy.OverrideScope;
 import dev.toolgate.policy.PolicyView;
 import dev.toolgate.policy.ToolReview;
 import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.ExecutionStore;
 import dev.toolgate.spi.PolicyStore;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Duration;
@@ -52,6 +53,11 @@ final class PolicyCache implements PolicyStore {
             @Override
             public PolicyStore policies() {
                 return cache;
+            }
+
+            @Override
+            public ExecutionStore executions() {
+                return store.executions();
             }
 
             @Override

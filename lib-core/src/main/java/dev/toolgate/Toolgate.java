@@ -13,6 +13,8 @@ import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyEngine;
+import dev.toolgate.execution.ExecutionOutcome;
+import dev.toolgate.execution.Executions;
 import dev.toolgate.gate.PurgeResult;
 import dev.toolgate.gate.Retention;
 import dev.toolgate.gate.SweepResult;
@@ -72,9 +74,11 @@ public final class Toolgate implements AutoCloseable {
     private final GateSettings settings;
     private final int maxArgumentBytes;
     private final ScheduledExecutorService sweeper;
+    private final Executions executions;
 
     Toolgate(ToolRegistry registry, Resolver resolver, ToolgateStore store, boolean ownsStore,
-             ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval) {
+             ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval, Executions executions) {
+        this.executions = executions;
         this.registry = registry;
         this.resolver = resolver;
         this.store = store;
@@ -176,14 +180,63 @@ public final class Toolgate implements AutoCloseable {
         return engine.pending(viewer, sessionId);
     }
 
-    /** An operator approves a proposal; see {@link ProposeApplyEngine#approve}. */
+    /**
+     * An operator approves a proposal; see {@link ProposeApplyEngine#approve}. A proposal that is the
+     * pending step of a durable execution resumes its run ({@link Executions#approve}) and comes back
+     * as {@link InboxResult.Resumed}; "approve always" also stores ALLOW for the tool first.
+     */
     public InboxResult approve(CallContext approver, String callId, Approval approval) {
-        return engine.approve(approver, callId, approval);
+        Optional<CallRecord> step = stepProposal(approver, callId);
+        if (step.isEmpty()) {
+            return engine.approve(approver, callId, approval);
+        }
+        CallRecord record = step.get();
+        if (approval.always()) {
+            CallContext scoped = approver.withTenant(record.tenantId()).withAutomation(record.automationId());
+            engine.setMode(scoped, approval.scope(), record.toolName(), Mode.ALLOW);
+        }
+        ExecutionOutcome outcome = executions().approve(approver, record.executionId(), record.stepSeq());
+        return new InboxResult.Resumed(callId, record.executionId(), outcome.status());
     }
 
-    /** An operator rejects a proposal; see {@link ProposeApplyEngine#reject}. */
+    /**
+     * An operator rejects a proposal; see {@link ProposeApplyEngine#reject}. A proposal that is the
+     * pending step of a durable execution ends its run ({@link Executions#reject}).
+     */
     public InboxResult reject(CallContext approver, String callId, String reason) {
-        return engine.reject(approver, callId, reason);
+        Optional<CallRecord> step = stepProposal(approver, callId);
+        if (step.isEmpty()) {
+            return engine.reject(approver, callId, reason);
+        }
+        CallRecord record = step.get();
+        if (executions().reject(approver, record.executionId(), record.stepSeq(), reason)) {
+            return new InboxResult.Rejected(callId, reason);
+        }
+        return new InboxResult.NotPending(callId, findCall(callId).map(CallRecord::status).orElse(record.status()));
+    }
+
+    /** The proposal {@code callId} if it is a step of a durable execution in the approver's tenant. */
+    private Optional<CallRecord> stepProposal(CallContext approver, String callId) {
+        if (executions == null || callId == null) {
+            return Optional.empty();
+        }
+        return store.calls().find(callId)
+                .filter(r -> r.executionId() != null && Objects.equals(r.tenantId(), approver.tenantId()));
+    }
+
+    // ---------------------------------------------------------------------------------------- executions
+
+    /**
+     * Durable executions: runs of registered programs that pause for consent, resume by replay on any
+     * instance, and roll back.
+     *
+     * @throws UnsupportedOperationException if the store keeps no executions
+     */
+    public Executions executions() {
+        if (executions == null) {
+            throw new UnsupportedOperationException(store + " does not store durable executions");
+        }
+        return executions;
     }
 
     /** An operator edits a proposal's arguments; see {@link ProposeApplyEngine#edit}. */
@@ -256,7 +309,11 @@ public final class Toolgate implements AutoCloseable {
      * batches of what the retention no longer keeps. See {@link ProposeApplyEngine#sweep}.
      */
     public SweepResult sweep() {
-        return engine.sweep();
+        SweepResult result = engine.sweep();
+        if (executions != null) {
+            executions.sweep();
+        }
+        return result;
     }
 
     /**
@@ -265,7 +322,8 @@ public final class Toolgate implements AutoCloseable {
      * {@link ProposeApplyEngine#purge}.
      */
     public PurgeResult purge(Instant before) {
-        return engine.purge(before);
+        PurgeResult purged = engine.purge(before);
+        return executions == null ? purged : purged.withFinishedExecutions(executions.purge(before));
     }
 
     /**
@@ -307,7 +365,7 @@ public final class Toolgate implements AutoCloseable {
 
     private void sweepQuietly() {
         try {
-            engine.sweep();
+            sweep();
         } catch (Throwable e) { // an escaping throwable would cancel every later sweep
             LOG.warn("The sweep failed; it runs again in the next interval (apply still rejects expired tokens)", e);
         }

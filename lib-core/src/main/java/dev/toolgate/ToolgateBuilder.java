@@ -3,6 +3,10 @@ package dev.toolgate;
 import dev.toolgate.access.Resolver;
 import dev.toolgate.audit.ToolCallListener;
 import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.access.PrincipalDirectory;
+import dev.toolgate.execution.Executions;
+import dev.toolgate.execution.Program;
+import dev.toolgate.execution.ProgramProvider;
 import dev.toolgate.gate.EngineContext;
 import dev.toolgate.gate.GateSettings;
 import dev.toolgate.gate.ProposeApplyEngine;
@@ -49,6 +53,9 @@ public final class ToolgateBuilder {
     private boolean discoverComponents = true;
     private final List<ToolProvider> providers = new ArrayList<>();
     private final List<ToolCallListener> listeners = new ArrayList<>();
+    private final Map<String, Program> programs = new LinkedHashMap<>();
+    private final List<ProgramProvider> programProviders = new ArrayList<>();
+    private PrincipalDirectory directory;
     private final Map<String, String> storeSettings = new LinkedHashMap<>();
     private static final GateSettings DEFAULTS = GateSettings.defaults();
 
@@ -85,7 +92,39 @@ public final class ToolgateBuilder {
         return provider(ToolProvider.of(pluginId, tools));
     }
 
-    /** Whether to register every {@link ToolProvider} listed in {@code META-INF/services} (default true). */
+    /**
+     * Registers a program for durable executions under {@code name} (1-100 characters of
+     * {@code A-Za-z0-9_.-}, for example {@code incident.escalate}); see {@link Program}.
+     */
+    public ToolgateBuilder program(String name, Program program) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(program, "program");
+        if (programs.putIfAbsent(name, program) != null) {
+            throw new IllegalArgumentException("program " + name + " is registered twice");
+        }
+        return this;
+    }
+
+    /** Registers a provider's programs at build time. */
+    public ToolgateBuilder programs(ProgramProvider provider) {
+        programProviders.add(Objects.requireNonNull(provider, "provider"));
+        return this;
+    }
+
+    /**
+     * How to find a run's principal as it is now when a durable execution goes on without it (a
+     * replay after an operator's approval, a takeover after a crash). Default: discovered, else none,
+     * and such runs act with the rules their principal held when they started.
+     */
+    public ToolgateBuilder principalDirectory(PrincipalDirectory directory) {
+        this.directory = Objects.requireNonNull(directory, "directory");
+        return this;
+    }
+
+    /**
+     * Whether to register every {@link ToolProvider} and {@link ProgramProvider} listed in
+     * {@code META-INF/services} (default true).
+     */
     public ToolgateBuilder discoverTools(boolean discover) {
         this.discoverTools = discover;
         return this;
@@ -279,14 +318,48 @@ public final class ToolgateBuilder {
                         return f;
                     }).orElse(ProposeApplyEngine.standard());
             ProposeApplyEngine engine = factory.create(context);
-            LOG.info("Toolgate ready: {} tool(s), store {}, resolver {}", tools.tools().size(), storage, access);
-            return new Toolgate(tools, access, storage, ownsStore, engine, settings, sweepInterval);
+            Executions executions = executions(discovery, engine, storage, tools, access, settings);
+            LOG.info("Toolgate ready: {} tool(s), {} program(s), store {}, resolver {}", tools.tools().size(),
+                    executions == null ? 0 : executions.programs().size(), storage, access);
+            return new Toolgate(tools, access, storage, ownsStore, engine, settings, sweepInterval, executions);
         } catch (RuntimeException e) {
             if (ownsStore) {
                 opened.close();
             }
             throw e;
         }
+    }
+
+    /** The durable executions runtime, or null when the store keeps no runs and no program is registered. */
+    private Executions executions(Discovery discovery, ProposeApplyEngine engine, ToolgateStore storage, ToolRegistry tools,
+                                  Resolver access, GateSettings settings) {
+        Map<String, Program> all = new LinkedHashMap<>();
+        List<ProgramProvider> found = new ArrayList<>(discoverTools ? discovery.all(ProgramProvider.class) : List.of());
+        found.addAll(programProviders);
+        for (ProgramProvider provider : found) {
+            provider.programs().forEach((name, program) -> {
+                if (all.putIfAbsent(name, program) != null) {
+                    throw new IllegalStateException("program " + name + " is registered twice (again by "
+                            + provider.getClass().getName() + ")");
+                }
+            });
+        }
+        programs.forEach((name, program) -> {
+            if (all.putIfAbsent(name, program) != null) {
+                throw new IllegalStateException("program " + name + " is registered twice");
+            }
+        });
+        try {
+            storage.executions();
+        } catch (UnsupportedOperationException e) {
+            if (!all.isEmpty()) {
+                throw new IllegalStateException("programs are registered, but " + e.getMessage(), e);
+            }
+            return null;
+        }
+        PrincipalDirectory principals = directory != null ? directory
+                : discovered(discovery, PrincipalDirectory.class).orElse(null);
+        return Executions.of(new Executions.Parts(engine, storage, tools, access, settings, mapper, all, principals));
     }
 
     private <T> Optional<T> discovered(Discovery discovery, Class<T> type) {

@@ -9,10 +9,11 @@ package dev.toolgate.audit;
  * @param principalKey only calls made by this principal ({@code <kind>:<id>})
  * @param toolName     only this tool
  * @param status       only this status
+ * @param executionId  only the steps of this durable execution (then ordered by step, first first)
  * @param limit        at most this many records, 1 to 10,000
  */
 public record CallQuery(String tenantId, String sessionId, String principalKey, String toolName, CallStatus status,
-                        int limit) {
+                        String executionId, int limit) {
 
     /** Most records one query returns. */
     public static final int MAX_LIMIT = 10_000;
@@ -26,19 +27,21 @@ public record CallQuery(String tenantId, String sessionId, String principalKey, 
 
     /** Everything, newest first, up to {@code limit}. */
     public static CallQuery latest(int limit) {
-        return new CallQuery(null, null, null, null, null, limit);
+        return new CallQuery(null, null, null, null, null, null, limit);
     }
 
     /** Only calls of this tenant. */
-    public CallQuery tenant(String v) { return new CallQuery(v, sessionId, principalKey, toolName, status, limit); }
+    public CallQuery tenant(String v) { return new CallQuery(v, sessionId, principalKey, toolName, status, executionId, limit); }
     /** Only calls of this session. */
-    public CallQuery session(String v) { return new CallQuery(tenantId, v, principalKey, toolName, status, limit); }
+    public CallQuery session(String v) { return new CallQuery(tenantId, v, principalKey, toolName, status, executionId, limit); }
     /** Only calls made by this principal key ({@code <kind>:<id>}). */
-    public CallQuery principal(String v) { return new CallQuery(tenantId, sessionId, v, toolName, status, limit); }
+    public CallQuery principal(String v) { return new CallQuery(tenantId, sessionId, v, toolName, status, executionId, limit); }
     /** Only calls of this tool. */
-    public CallQuery tool(String v) { return new CallQuery(tenantId, sessionId, principalKey, v, status, limit); }
+    public CallQuery tool(String v) { return new CallQuery(tenantId, sessionId, principalKey, v, status, executionId, limit); }
     /** Only calls in this status. */
-    public CallQuery status(CallStatus v) { return new CallQuery(tenantId, sessionId, principalKey, toolName, v, limit); }
+    public CallQuery status(CallStatus v) { return new CallQuery(tenantId, sessionId, principalKey, toolName, v, executionId, limit); }
+    /** Only the steps of this durable execution, ordered by step. */
+    public CallQuery execution(String v) { return new CallQuery(tenantId, sessionId, principalKey, toolName, status, v, limit); }
 
     /** True if {@code record} passes every set filter. */
     public boolean matches(CallRecord record) {
@@ -46,13 +49,14 @@ public record CallQuery(String tenantId, String sessionId, String principalKey, 
                 && (sessionId == null || sessionId.equals(record.sessionId()))
                 && (principalKey == null || principalKey.equals(record.principal().key()))
                 && (toolName == null || toolName.equals(record.toolName()))
-                && (status == null || status == record.status());
+                && (status == null || status == record.status())
+                && (executionId == null || executionId.equals(record.executionId()));
     }
 
     @Override
     public String toString() {
         return "CallQuery[tenant=" + tenantId + ", session=" + sessionId + ", principal=" + principalKey + ", tool="
-                + toolName + ", status=" + status + ", limit=" + limit + "]";
+                + toolName + ", status=" + status + ", execution=" + executionId + ", limit=" + limit + "]";
     }
 
 }

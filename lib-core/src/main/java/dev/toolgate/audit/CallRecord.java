@@ -47,6 +47,10 @@ import java.util.Objects;
  * @param decisionReason why (an operator's reason, {@code policy}, {@code pending_limit}), or null
  * @param supersedes     the proposal this one replaced after an operator's edit, or null
  * @param supersededBy   the proposal that replaced this one, or null
+ * @param executionId    the durable execution this call is a step of, or null
+ * @param stepSeq        its step number in that execution (from 1), or null
+ * @param reverts        for the revert of an applied call during a rollback: that call's id, else null
+ * @param revertedBy     for an applied call that a rollback reverted: the revert's call id, else null
  */
 public record CallRecord(
         String id,
@@ -77,7 +81,11 @@ public record CallRecord(
         PrincipalRef decidedBy,
         String decisionReason,
         String supersedes,
-        String supersededBy) {
+        String supersededBy,
+        String executionId,
+        Integer stepSeq,
+        String reverts,
+        String revertedBy) {
 
     /** Checks the components; see the class description for what each must hold. */
     public CallRecord {
@@ -90,6 +98,9 @@ public record CallRecord(
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(modeSource, "modeSource");
         Objects.requireNonNull(argumentsHash, "argumentsHash");
+        if ((executionId == null) != (stepSeq == null)) {
+            throw new IllegalArgumentException("a step needs both its execution id and its seq");
+        }
     }
 
     /** A builder starting from this record. */
@@ -143,6 +154,10 @@ public record CallRecord(
         private String decisionReason;
         private String supersedes;
         private String supersededBy;
+        private String executionId;
+        private Integer stepSeq;
+        private String reverts;
+        private String revertedBy;
 
         Builder() {
         }
@@ -177,6 +192,10 @@ public record CallRecord(
             decisionReason = r.decisionReason;
             supersedes = r.supersedes;
             supersededBy = r.supersededBy;
+            executionId = r.executionId;
+            stepSeq = r.stepSeq;
+            reverts = r.reverts;
+            revertedBy = r.revertedBy;
         }
 
         /** Sets {@link CallRecord#id()}. */
@@ -237,13 +256,21 @@ public record CallRecord(
         public Builder supersedes(String v) { supersedes = v; return this; }
         /** Sets {@link CallRecord#supersededBy()}. */
         public Builder supersededBy(String v) { supersededBy = v; return this; }
+        /** Sets {@link CallRecord#executionId()}. */
+        public Builder executionId(String v) { executionId = v; return this; }
+        /** Sets {@link CallRecord#stepSeq()}. */
+        public Builder stepSeq(Integer v) { stepSeq = v; return this; }
+        /** Sets {@link CallRecord#reverts()}. */
+        public Builder reverts(String v) { reverts = v; return this; }
+        /** Sets {@link CallRecord#revertedBy()}. */
+        public Builder revertedBy(String v) { revertedBy = v; return this; }
 
         /** Builds the record; id, tool, effect, principal, transport, status, mode and hash are required. */
         public CallRecord build() {
             return new CallRecord(id, toolName, effect, principal, tenantId, sessionId, automationId, transport, status,
                     mode, modeSource, argumentsHash, createdAt, summary, payloadJson, diffJson, tokenDigest, expiresAt,
                     resultJson, error, completedAt, durationMillis, appliedBy, appliedAt, outcomeDueAt, decidedBy, decisionReason,
-                    supersedes, supersededBy);
+                    supersedes, supersededBy, executionId, stepSeq, reverts, revertedBy);
         }
     }
 }

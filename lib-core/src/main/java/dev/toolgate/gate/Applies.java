@@ -45,6 +45,31 @@ final class Applies {
         return runClaimed(claim.record(), checked.tool(), payload, context.principal(), context.transport(), false, start);
     }
 
+    /**
+     * Applies a pending step of a durable execution for {@code approver}: the same checks as a token
+     * apply (status, expiry, the approver's rules, separation of duties, the stored payload against
+     * today's schema), then the single-use claim and the stored payload's execution.
+     */
+    Applied applyStep(CallContext approver, String callId) {
+        long start = System.nanoTime();
+        Objects.requireNonNull(approver, "approver");
+        CallRecord record = steps.calls.find(callId).filter(r -> r.executionId() != null && r.tokenDigest() != null)
+                .orElseThrow(() -> new UnknownProposalException("No step proposal " + callId));
+        requirePending(record, steps.calls.now());
+        RegisteredTool tool = steps.tool(record.toolName());
+        steps.authorize(approver.principal(), tool);
+        steps.requireDistinctDecider(record, approver.principal(), "approving it");
+        JsonNode payload = storedPayload(record, tool);
+        PrincipalRef actor = PrincipalRef.of(approver.principal());
+        PrincipalRef decider = actor.equals(record.principal()) ? null : actor;
+        ClaimResult claim = steps.calls.claim(record.id(), new Claim(actor, decider, null, steps.outcomeWithin(tool)),
+                steps.charge(approver.principal()));
+        if (claim.status() != ClaimResult.Status.CLAIMED) {
+            throw lostClaim(claim, record.id());
+        }
+        return runClaimed(claim.record(), tool, payload, approver.principal(), approver.transport(), false, start);
+    }
+
     PendingProposal inspect(CallContext context, String token) {
         return pendingView(checkToken(context, token).record(), null);
     }
@@ -60,6 +85,9 @@ final class Applies {
                 .orElseThrow(() -> new UnknownProposalException("No proposal " + token.callId()));
         if (!token.matches(record.tokenDigest())) {
             throw new InvalidTokenException("The token's nonce does not match proposal " + record.id());
+        }
+        if (record.executionId() != null) {
+            throw new StepOfExecutionException(record.id(), record.executionId(), record.stepSeq());
         }
         requirePending(record, steps.calls.now());
         RegisteredTool tool = steps.tool(record.toolName());
@@ -143,6 +171,6 @@ final class Applies {
         List<FieldChange> diff = r.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(r.diffJson()));
         return new PendingProposal(r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.summary(),
                 Json.parse(r.payloadJson()), diff, r.createdAt(), r.expiresAt(), r.mode(), r.modeSource(), r.supersedes(),
-                blockedReason);
+                r.executionId(), r.stepSeq(), blockedReason);
     }
 }

@@ -37,15 +37,17 @@ final class Calls {
         this.applies = applies;
     }
 
-    CallResult call(CallContext context, String toolName, JsonNode arguments) {
+    /** A call, or with {@code step} the step of a durable execution it is (logged once per step). */
+    CallResult call(CallContext context, StepRef step, String toolName, JsonNode arguments) {
         long start = System.nanoTime();
-        Prepared call = steps.prepare(context, toolName, arguments);
+        Prepared call = steps.prepare(step == null ? context : context.withTurn(null), toolName, arguments);
         Disposition disposition = Dispositions.decide(call.tool().effect(), call.mode(), context.permissionMode());
         return switch (disposition) {
-            case DENY -> deny(context, call, start);
-            case RUN -> execute(context, call, start);
-            case PROPOSE_AND_WAIT -> propose(context, call, Steps.newId(), null, start);
-            case PROPOSE_AND_APPLY -> applyAutomatically(context, call, propose(context, call, Steps.newId(), null, start), start);
+            case DENY -> deny(context, call, step, start);
+            case RUN -> execute(context, call, step, start);
+            case PROPOSE_AND_WAIT -> propose(context, call, Steps.newId(), null, step, start);
+            case PROPOSE_AND_APPLY ->
+                    applyAutomatically(context, call, propose(context, call, Steps.newId(), null, step, start), start);
         };
     }
 
@@ -53,21 +55,27 @@ final class Calls {
         long start = System.nanoTime();
         Prepared call = steps.prepare(context, toolName, arguments);
         if (call.mode().mode() == Mode.DENY) {
-            throw new PolicyDeniedException(deny(context, call, start));
+            throw new PolicyDeniedException(deny(context, call, null, start));
         }
-        return propose(context, call, Steps.newId(), null, start);
+        return propose(context, call, Steps.newId(), null, null, start);
     }
 
-    Denied deny(CallContext context, Prepared call, long start) {
-        CallRecord record = steps.calls.record(steps.draft(context, call, Steps.newId(), steps.admit(context.principal()))
+    /** The record of a call before its outcome, with the step of a run it is, if any. */
+    private CallRecord.Builder draft(CallContext context, Prepared call, String id, StepRef step) {
+        CallRecord.Builder draft = steps.draft(context, call, id, steps.admit(context.principal()));
+        return step == null ? draft : draft.executionId(step.executionId()).stepSeq(step.seq());
+    }
+
+    Denied deny(CallContext context, Prepared call, StepRef step, long start) {
+        CallRecord record = steps.calls.record(draft(context, call, Steps.newId(), step)
                 .status(CallStatus.DENIED).decisionReason("policy").build());
         steps.events.publish(record, CallStatus.DENIED, record.principal(), start);
         return new Denied(record.id(), record.toolName(), "policy", call.mode());
     }
 
-    private Executed execute(CallContext context, Prepared call, long start) {
+    private Executed execute(CallContext context, Prepared call, StepRef step, long start) {
         String id = Steps.newId();
-        CallRecord.Builder draft = steps.draft(context, call, id, steps.admit(context.principal()));
+        CallRecord.Builder draft = draft(context, call, id, step);
         ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.EXECUTE);
         long toolStart = System.nanoTime();
         JsonNode result;
@@ -86,13 +94,16 @@ final class Calls {
         return new Executed(record.id(), record.toolName(), safe.value(), safe.truncated());
     }
 
-    /** Dry-runs {@code call} and stores it as proposal {@code id}, replacing {@code supersedes} if set. */
-    Proposal propose(CallContext context, Prepared call, String id, String supersedes, long start) {
+    /**
+     * Dry-runs {@code call} and stores it as proposal {@code id}, replacing {@code supersedes} if set,
+     * as {@code step} of a run if set.
+     */
+    Proposal propose(CallContext context, Prepared call, String id, String supersedes, StepRef step, long start) {
         if (context.sessionId() != null
                 && steps.calls.countPending(context.sessionId()) >= steps.settings.maxPendingPerSession()) {
             throw pendingLimit(context.sessionId());
         }
-        CallRecord.Builder proposal = steps.draft(context, call, id, steps.admit(context.principal())).supersedes(supersedes);
+        CallRecord.Builder proposal = draft(context, call, id, step).supersedes(supersedes);
         ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.DRY_RUN);
         long toolStart = System.nanoTime();
         DryRunResult preview;
@@ -113,7 +124,7 @@ final class Calls {
                 steps.settings.ttlFor(context.sessionKind()), steps.settings.maxPendingPerSession());
         if (proposed.status() == ProposeResult.Status.PENDING_LIMIT) {
             CallRecord refused = steps.calls.record(proposal.status(CallStatus.DENIED).summary(null).payloadJson(null)
-                    .diffJson(null).tokenDigest(null).decisionReason("pending_limit").build());
+                    .diffJson(null).tokenDigest(null).decisionReason("pending_limit").executionId(null).stepSeq(null).build());
             steps.events.publish(refused, CallStatus.DENIED, refused.principal(), start);
             throw pendingLimit(context.sessionId());
         }

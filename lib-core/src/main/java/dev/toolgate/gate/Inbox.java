@@ -83,6 +83,23 @@ final class Inbox {
         return new InboxResult.Rejected(record.id(), reason);
     }
 
+    /**
+     * Closes the pending proposal of a step as rejected, for the execution module (which decides who
+     * may); false if it was no longer pending.
+     */
+    boolean rejectStep(CallContext actor, String callId, String reason) {
+        long start = System.nanoTime();
+        CallRecord record = steps.calls.find(callId).filter(r -> r.executionId() != null && r.tokenDigest() != null)
+                .orElseThrow(() -> new UnknownProposalException("No step proposal " + callId));
+        PrincipalRef who = PrincipalRef.of(actor.principal());
+        String safeReason = reason == null ? null : steps.settings.redactor().redactText(reason);
+        if (!steps.calls.close(record.id(), new Closure(CallStatus.REJECTED, who, safeReason, null))) {
+            return false;
+        }
+        steps.events.publish(record, CallStatus.REJECTED, who, start);
+        return true;
+    }
+
     InboxResult edit(CallContext approver, String callId, JsonNode arguments) {
         long start = System.nanoTime();
         steps.approvers.require(approver);
@@ -101,8 +118,8 @@ final class Inbox {
         }
         steps.events.publish(record, CallStatus.SUPERSEDED, actor, start);
         CallResult replacement = call.mode().mode() == Mode.DENY
-                ? calls.deny(editor, call, start)
-                : calls.propose(editor, call, replacementId, record.id(), start);
+                ? calls.deny(editor, call, null, start)
+                : calls.propose(editor, call, replacementId, record.id(), null, start);
         return new InboxResult.Edited(record.id(), replacement);
     }
 
@@ -185,11 +202,18 @@ final class Inbox {
         return scopeId != null && steps.policies.removeOverride(scope, scopeId, toolName);
     }
 
-    /** A proposal the approver's tenant may decide on; other tenants' proposals do not exist for them. */
+    /**
+     * A proposal the approver's tenant may decide on; other tenants' proposals do not exist for them.
+     * A step of a durable execution is decided through its execution.
+     */
     private CallRecord proposalFor(CallContext approver, String callId) {
-        return steps.calls.find(callId)
+        CallRecord record = steps.calls.find(callId)
                 .filter(r -> r.tokenDigest() != null && Objects.equals(r.tenantId(), approver.tenantId()))
                 .orElseThrow(() -> new UnknownProposalException("No proposal " + callId));
+        if (record.executionId() != null) {
+            throw new StepOfExecutionException(record.id(), record.executionId(), record.stepSeq());
+        }
+        return record;
     }
 
     private static InboxResult.NotPending notPending(CallRecord record) {

@@ -51,6 +51,21 @@ public sealed interface InboxResult {
     }
 
     /**
+     * The proposal was the pending step of a durable execution: the approval resumed the run, which
+     * replayed and reached {@code outcome} ({@code completed}, {@code paused} at a later step,
+     * {@code failed}, or {@code not_paused} if another approval got there first). The run's own
+     * outcome is in {@code Toolgate.executions()}.
+     */
+    record Resumed(String callId, String executionId, String outcome) implements InboxResult {
+        /** Checks the components; see the class description for what each must hold. */
+        public Resumed {
+            Objects.requireNonNull(callId, "callId");
+            Objects.requireNonNull(executionId, "executionId");
+            Objects.requireNonNull(outcome, "outcome");
+        }
+    }
+
+    /**
      * Nothing happened: the proposal was no longer pending (applied, rejected, expired, superseded,
      * perhaps by another operator or instance), or the call to resolve was no longer interrupted. A
      * decision never revives a proposal.

@@ -28,13 +28,15 @@ import tools.jackson.databind.JsonNode;
  * @param mode       the policy mode recorded at propose time
  * @param modeSource where the mode came from
  * @param supersedes the proposal it replaced after an edit, or null
+ * @param executionId the durable execution this proposal is a step of, or null
+ * @param stepSeq    its step in that execution, or null
  * @param blockedReason why the principal viewing it may not decide on it (for example separation of
  *                   duties: they proposed it themselves), or null if they may
  */
 public record PendingProposal(String callId, String toolName, Effect effect, PrincipalRef proposer, String tenantId,
                               String sessionId, String summary, JsonNode payload, List<FieldChange> diff,
                               Instant createdAt, Instant expiresAt, Mode mode, ModeSource modeSource,
-                              String supersedes, String blockedReason) {
+                              String supersedes, String executionId, Integer stepSeq, String blockedReason) {
 
     /** Checks the components; see the class description for what each must hold. */
     public PendingProposal {

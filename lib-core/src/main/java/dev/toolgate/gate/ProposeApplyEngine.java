@@ -44,6 +44,38 @@ public interface ProposeApplyEngine extends AutoCloseable {
      */
     CallResult call(CallContext context, String toolName, JsonNode arguments);
 
+    /**
+     * The execution module's seam: a call made as step {@code step} of a durable execution. It is
+     * governed exactly as {@link #call} (resolver, schema, policy, budget, dry-run, audit), and its
+     * record carries the step, which the store logs at most once: a second runner of the same run
+     * gets {@link dev.toolgate.spi.StepTakenException} and nothing of its call is stored. A mutation
+     * whose policy needs consent comes back as a {@link Proposal}: the run pauses on it. No turn
+     * applies.
+     */
+    CallResult callStep(CallContext context, StepRef step, String toolName, JsonNode arguments);
+
+    /**
+     * The execution module's seam: {@code approver} applies the pending proposal of a step, with every
+     * check {@link #apply} makes (including separation of duties) and the same single-use claim.
+     *
+     * @throws UnknownProposalException no step proposal has that id
+     */
+    Applied applyStep(CallContext approver, String callId);
+
+    /**
+     * The execution module's seam: closes the pending proposal of a step as rejected by
+     * {@code actor} (the execution module decides who may). False if it was no longer pending.
+     */
+    boolean rejectStep(CallContext actor, String callId, String reason);
+
+    /**
+     * Reverts an applied call once, across every instance: the tool's revert runs with the stored
+     * payload and result as {@code actor} (who needs the tool's rules), and gets its own audit record.
+     * A call that did not apply, or whose tool has no revert, is skipped; a second revert of one call
+     * runs nothing.
+     */
+    RevertResult revert(CallContext actor, String callId);
+
     /** Proposes a call regardless of permission mode (it never runs here); DENY throws {@link PolicyDeniedException}. */
     Proposal propose(CallContext context, String toolName, JsonNode arguments);
 

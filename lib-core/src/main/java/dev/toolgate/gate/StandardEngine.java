@@ -8,9 +8,10 @@ import java.util.List;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The standard gate, one class per verb: {@link Calls} (a model's calls and proposals),
- * {@link Applies} (token applies and running claimed proposals), {@link Inbox} (operators' decisions)
- * and {@link Upkeep} (the sweeper). Every path follows the same order: checks that change nothing
+ * The standard gate, one class per verb: {@link Calls} (a model's calls and proposals, and the steps
+ * of durable executions), {@link Applies} (token applies, step approvals and running claimed
+ * proposals), {@link Inbox} (operators' decisions), {@link Reverts} (undoing applied calls) and
+ * {@link Upkeep} (the sweeper). Every path follows the same order: checks that change nothing
  * (tool, access, arguments, duplicate, policy, token); then the admission against the budget; then
  * tool code; then one store write that records the call with its outcome (or the proposal), before
  * anything is returned. Applying is one atomic claim, the execution of the stored payload, and its
@@ -23,6 +24,7 @@ final class StandardEngine implements ProposeApplyEngine {
     private final Applies applies;
     private final Inbox inbox;
     private final Upkeep upkeep;
+    private final Reverts reverts;
 
     StandardEngine(EngineContext context) {
         this.steps = new Steps(context);
@@ -30,11 +32,32 @@ final class StandardEngine implements ProposeApplyEngine {
         this.calls = new Calls(steps, applies);
         this.inbox = new Inbox(steps, calls, applies);
         this.upkeep = new Upkeep(steps);
+        this.reverts = new Reverts(steps);
     }
 
     @Override
     public CallResult call(CallContext context, String toolName, JsonNode arguments) {
-        return calls.call(context, toolName, arguments);
+        return calls.call(context, null, toolName, arguments);
+    }
+
+    @Override
+    public CallResult callStep(CallContext context, StepRef step, String toolName, JsonNode arguments) {
+        return calls.call(context, java.util.Objects.requireNonNull(step, "step"), toolName, arguments);
+    }
+
+    @Override
+    public Applied applyStep(CallContext approver, String callId) {
+        return applies.applyStep(approver, callId);
+    }
+
+    @Override
+    public boolean rejectStep(CallContext actor, String callId, String reason) {
+        return inbox.rejectStep(actor, callId, reason);
+    }
+
+    @Override
+    public RevertResult revert(CallContext actor, String callId) {
+        return reverts.revert(actor, callId);
     }
 
     @Override

@@ -182,14 +182,21 @@ final class Steps implements AutoCloseable {
         return limit == null ? null : new BudgetCharge(principal.key(), limit);
     }
 
-    /** Records a call whose dry-run or execution rejected the arguments; the exception names the tool. */
+    /**
+     * Records a call whose dry-run or execution rejected the arguments, with its issues (redacted) as
+     * the result, so a replay can raise the same feedback; the exception names the tool.
+     */
     ToolValidationException invalid(CallRecord.Builder draft, Prepared call, ToolValidationException e, long toolStart,
                                     long start) {
         ToolValidationException named = e.forTool(call.tool().name());
+        tools.jackson.databind.node.ArrayNode issues = tools.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+        for (ValidationIssue issue : named.issues()) {
+            issues.addObject().put("path", issue.path()).put("message", settings.redactor().redactText(issue.message()));
+        }
         CallRecord record = calls.record(draft.status(CallStatus.INVALID).error(settings.redactor().redactText(named.getMessage()))
-                .durationMillis(millisSince(toolStart)).build());
+                .resultJson(dev.toolgate.json.Json.write(issues)).durationMillis(millisSince(toolStart)).build());
         events.publish(record, CallStatus.INVALID, record.principal(), start);
-        return named;
+        return named.recordedAs(record.id());
     }
 
     /**

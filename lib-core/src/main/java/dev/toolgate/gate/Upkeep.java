@@ -55,7 +55,7 @@ final class Upkeep {
                 purge(Purge.FINISHED_CALLS, cutoff(now, retention.finishedCalls()), BATCHES_PER_SWEEP),
                 purge(Purge.CLOSED_PROPOSALS, cutoff(now, retention.closedProposals()), BATCHES_PER_SWEEP),
                 purge(Purge.IDLE_SESSIONS, cutoff(now, retention.idleSessions()), BATCHES_PER_SWEEP),
-                purge(Purge.IDLE_BUDGETS, cutoff(now, retention.idleBudgets()), BATCHES_PER_SWEEP));
+                purge(Purge.IDLE_BUDGETS, cutoff(now, retention.idleBudgets()), BATCHES_PER_SWEEP), 0);
         int limit = BATCH * BATCHES_PER_SWEEP;
         purgeUnfinished = purged.finishedCalls() >= limit || purged.closedProposals() >= limit
                 || purged.idleSessions() >= limit || purged.idleBudgets() >= limit;
@@ -104,7 +104,8 @@ final class Upkeep {
                 purge(Purge.FINISHED_CALLS, before, Integer.MAX_VALUE),
                 purge(Purge.CLOSED_PROPOSALS, before, Integer.MAX_VALUE),
                 purge(Purge.IDLE_SESSIONS, before, Integer.MAX_VALUE),
-                budgets == null ? 0 : purge(Purge.IDLE_BUDGETS, before.isBefore(budgets) ? before : budgets, Integer.MAX_VALUE));
+                budgets == null ? 0 : purge(Purge.IDLE_BUDGETS, before.isBefore(budgets) ? before : budgets, Integer.MAX_VALUE),
+                0);
     }
 
     boolean endSession(String sessionId) {

@@ -23,6 +23,12 @@ import java.util.Optional;
  * tool ran) is found by {@link #interruptOverdue} and reads as {@link CallStatus#INTERRUPTED}: in
  * doubt, never applied, never re-run.
  *
+ * <p><b>Steps of durable executions:</b> a record with an {@code executionId} is step
+ * {@code stepSeq} of that run, and each (execution, step) pair is stored at most once:
+ * {@link #record} and {@link #propose} throw {@link StepTakenException} for a pair already stored,
+ * which is how two runners of one run never both log (or both execute a mutation at) the same step.
+ * A revert during a rollback is stored once per reverted call ({@link #claimRevert}).
+ *
  * <p><b>Retention:</b> nothing is deleted except by {@link #purge} (finished calls, closed proposals,
  * idle session and budget rows, in small batches) and {@link #endSession}.
  *
@@ -54,6 +60,7 @@ public interface CallStore {
      * time; sets {@code completedAt} to the store's time.
      *
      * @return the stored record
+     * @throws StepTakenException if the call is a step whose (execution, step) is already stored
      */
     CallRecord record(CallRecord call);
 
@@ -61,6 +68,8 @@ public interface CallStore {
      * Writes a proposal (status {@code PROPOSED}, with its summary, payload, diff and token digest),
      * setting {@code expiresAt} to now plus {@code ttl} and checking the session's pending cap,
      * atomically. Keeps {@code createdAt} if set, else sets the store's time.
+     *
+     * @throws StepTakenException if the proposal is a step whose (execution, step) is already stored
      */
     ProposeResult propose(CallRecord proposal, Duration ttl, int maxPendingPerSession);
 
@@ -86,6 +95,24 @@ public interface CallStore {
      * @return false if the call was neither applying nor interrupted; nothing changes then
      */
     boolean complete(String id, Completion completion);
+
+    /**
+     * Claims the revert of an applied call, once: stores {@code revert} (its {@code reverts} naming
+     * the applied call) as {@code APPLYING} with {@code appliedAt} now and its outcome due
+     * {@code outcomeWithin} later, unless a revert of that call is already stored. The revert's
+     * outcome is then recorded with {@link #complete}. Of concurrent claims for one call, across every
+     * instance, exactly one returns {@link ClaimResult.Status#CLAIMED}.
+     *
+     * @return CLAIMED with the stored revert, or NOT_PENDING with the revert stored before
+     */
+    ClaimResult claimRevert(CallRecord revert, Duration outcomeWithin);
+
+    /**
+     * Records on an applied call which revert undid it ({@code revertedBy}).
+     *
+     * @return false if the call was not applied, or already marked
+     */
+    boolean markReverted(String id, String revertId);
 
     /**
      * Marks claimed calls whose outcome is overdue ({@code APPLYING} with {@code outcomeDueAt} at or
@@ -155,7 +182,8 @@ public interface CallStore {
         /**
          * Finished calls ({@code executed}, {@code failed}, {@code invalid}, {@code denied},
          * {@code applied}, {@code interrupted}) whose {@code completedAt} is before the cutoff: the
-         * audit trail of what ran or was refused.
+         * audit trail of what ran or was refused. Never a step of a run that is still running or
+         * paused: its replay needs it.
          */
         FINISHED_CALLS,
         /**

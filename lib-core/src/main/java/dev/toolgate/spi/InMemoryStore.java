@@ -3,6 +3,9 @@ package dev.toolgate.spi;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ExecutionQuery;
+import dev.toolgate.audit.ExecutionRecord;
+import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.policy.ModeOverride;
@@ -37,6 +40,7 @@ public final class InMemoryStore implements ToolgateStore {
 
     private final Calls calls;
     private final Policies policies;
+    private final Runs runs;
 
     /** A store on the system clock. */
     public InMemoryStore() {
@@ -45,7 +49,9 @@ public final class InMemoryStore implements ToolgateStore {
 
     /** A store on {@code clock}; tests pass a controllable clock. */
     public InMemoryStore(Clock clock) {
-        this.calls = new Calls(Objects.requireNonNull(clock, "clock"));
+        this.runs = new Runs(Objects.requireNonNull(clock, "clock"));
+        this.calls = new Calls(clock, runs);
+        this.runs.calls = calls;
         this.policies = new Policies(clock);
     }
 
@@ -57,6 +63,11 @@ public final class InMemoryStore implements ToolgateStore {
     @Override
     public PolicyStore policies() {
         return policies;
+    }
+
+    @Override
+    public ExecutionStore executions() {
+        return runs;
     }
 
     @Override
@@ -121,9 +132,15 @@ public final class InMemoryStore implements ToolgateStore {
         private final Set<String> applying = ConcurrentHashMap.newKeySet();
         /** Newest first by creation time, then id, for queries. */
         private final ConcurrentSkipListMap<String, String> order = new ConcurrentSkipListMap<>();
+        /** The call id of each logged step, by execution id and seq: a step is logged once. */
+        private final Map<String, String> steps = new ConcurrentHashMap<>();
+        /** The revert of each reverted call, by the reverted call's id: a call is reverted once. */
+        private final Map<String, String> reverts = new ConcurrentHashMap<>();
+        private final Runs runs;
 
-        Calls(Clock clock) {
+        Calls(Clock clock, Runs runs) {
             this.clock = clock;
+            this.runs = runs;
         }
 
         @Override
@@ -160,10 +177,49 @@ public final class InMemoryStore implements ToolgateStore {
         }
 
         private void insert(CallRecord record) {
+            if (record.executionId() != null
+                    && steps.putIfAbsent(stepKey(record.executionId(), record.stepSeq()), record.id()) != null) {
+                throw new StepTakenException(record.executionId(), record.stepSeq());
+            }
             if (records.putIfAbsent(record.id(), record) != null) {
                 throw new IllegalStateException("duplicate call id " + record.id());
             }
             order.put(orderKey(record), record.id());
+        }
+
+        private static String stepKey(String executionId, int seq) {
+            return executionId + "\u0000" + seq;
+        }
+
+        @Override
+        public ClaimResult claimRevert(CallRecord revert, Duration outcomeWithin) {
+            Objects.requireNonNull(revert.reverts(), "revert.reverts");
+            synchronized (reverts) {
+                String existing = reverts.get(revert.reverts());
+                if (existing != null) {
+                    return new ClaimResult(ClaimResult.Status.NOT_PENDING, records.get(existing));
+                }
+                Instant now = now();
+                CallRecord stored = revert.toBuilder().status(CallStatus.APPLYING).createdAt(now).appliedAt(now)
+                        .outcomeDueAt(now.plus(outcomeWithin)).build();
+                insert(stored);
+                reverts.put(revert.reverts(), stored.id());
+                applying.add(stored.id());
+                return new ClaimResult(ClaimResult.Status.CLAIMED, stored);
+            }
+        }
+
+        @Override
+        public boolean markReverted(String id, String revertId) {
+            boolean[] done = {false};
+            records.computeIfPresent(id, (key, r) -> {
+                if (r.status() != CallStatus.APPLIED || r.revertedBy() != null) {
+                    return r;
+                }
+                done[0] = true;
+                return r.toBuilder().revertedBy(revertId).build();
+            });
+            return done[0];
         }
 
         @Override
@@ -317,6 +373,11 @@ public final class InMemoryStore implements ToolgateStore {
 
         @Override
         public List<CallRecord> query(CallQuery query) {
+            if (query.executionId() != null) {
+                return records.values().stream().filter(query::matches)
+                        .sorted(Comparator.comparing(CallRecord::stepSeq, Comparator.nullsLast(Comparator.naturalOrder())))
+                        .limit(query.limit()).toList();
+            }
             return order.values().stream().map(records::get).filter(Objects::nonNull).filter(query::matches)
                     .limit(query.limit()).toList();
         }
@@ -379,6 +440,7 @@ public final class InMemoryStore implements ToolgateStore {
         private int purgeCalls(Set<CallStatus> statuses, Instant before, int limit) {
             List<CallRecord> due = records.values().stream()
                     .filter(r -> statuses.contains(r.status()) && r.completedAt() != null && r.completedAt().isBefore(before))
+                    .filter(r -> r.executionId() == null || !runs.active(r.executionId()))
                     .sorted(Comparator.comparing(CallRecord::completedAt))
                     .limit(limit)
                     .toList();
@@ -386,6 +448,12 @@ public final class InMemoryStore implements ToolgateStore {
             for (CallRecord r : due) {
                 if (records.remove(r.id(), r)) { // unchanged since read: a late outcome keeps its row
                     order.remove(orderKey(r));
+                    if (r.executionId() != null) {
+                        steps.remove(stepKey(r.executionId(), r.stepSeq()), r.id());
+                    }
+                    if (r.reverts() != null) {
+                        reverts.remove(r.reverts(), r.id());
+                    }
                     purged++;
                 }
             }
@@ -450,6 +518,149 @@ public final class InMemoryStore implements ToolgateStore {
         private static String orderKey(CallRecord r) {
             long nanos = r.createdAt().getEpochSecond() * 1_000_000_000L + r.createdAt().getNano();
             return String.format("%020d", Long.MAX_VALUE - nanos) + r.id();
+        }
+    }
+
+    private static final class Runs implements ExecutionStore {
+
+        private static final Set<ExecutionStatus> ACTIVE = Set.of(ExecutionStatus.RUNNING, ExecutionStatus.PAUSED);
+
+        private final Clock clock;
+        private final Map<String, ExecutionRecord> runs = new ConcurrentHashMap<>();
+        private Calls calls;
+
+        Runs(Clock clock) {
+            this.clock = clock;
+        }
+
+        boolean active(String id) {
+            ExecutionRecord run = runs.get(id);
+            return run != null && ACTIVE.contains(run.status());
+        }
+
+        @Override
+        public ExecutionRecord create(ExecutionRecord run) {
+            if (run.status() != ExecutionStatus.RUNNING || run.attempt() != 1) {
+                throw new IllegalArgumentException("a new run is running at attempt 1, not " + run.status() + " at " + run.attempt());
+            }
+            Instant now = clock.instant();
+            ExecutionRecord stored = run.at(now, now);
+            if (runs.putIfAbsent(run.id(), stored) != null) {
+                throw new IllegalStateException("duplicate execution id " + run.id());
+            }
+            return stored;
+        }
+
+        @Override
+        public Optional<ExecutionRecord> find(String id) {
+            return id == null ? Optional.empty() : Optional.ofNullable(runs.get(id));
+        }
+
+        @Override
+        public List<ExecutionRecord> query(ExecutionQuery query) {
+            return runs.values().stream().filter(query::matches)
+                    .sorted(Comparator.comparing(ExecutionRecord::createdAt).reversed().thenComparing(ExecutionRecord::id))
+                    .limit(query.limit()).toList();
+        }
+
+        /** Applies {@code change} to the run if {@code guard} holds, atomically; the changed run, or null. */
+        private ExecutionRecord change(String id, java.util.function.Predicate<ExecutionRecord> guard,
+                                       java.util.function.UnaryOperator<ExecutionRecord> change) {
+            ExecutionRecord[] after = {null};
+            runs.computeIfPresent(id, (key, run) -> {
+                if (!guard.test(run)) {
+                    return run;
+                }
+                after[0] = change.apply(run);
+                return after[0];
+            });
+            return after[0];
+        }
+
+        private ExecutionRecord touched(ExecutionRecord run) {
+            return run.at(run.createdAt(), clock.instant());
+        }
+
+        @Override
+        public boolean pause(String id, int attempt, int seq, String callId) {
+            return change(id, r -> r.status() == ExecutionStatus.RUNNING && r.attempt() == attempt,
+                    r -> touched(r.withState(ExecutionStatus.PAUSED, attempt, seq, callId))) != null;
+        }
+
+        @Override
+        public Optional<ExecutionRecord> resume(String id, String callId) {
+            return Optional.ofNullable(change(id, r -> r.status() == ExecutionStatus.PAUSED && callId.equals(r.pendingCallId()),
+                    r -> touched(r.withState(ExecutionStatus.RUNNING, r.attempt() + 1, null, null))));
+        }
+
+        @Override
+        public Optional<ExecutionRecord> takeOver(String id, int attempt) {
+            return Optional.ofNullable(change(id, r -> r.status() == ExecutionStatus.RUNNING && r.attempt() == attempt,
+                    r -> touched(r.withState(ExecutionStatus.RUNNING, attempt + 1, null, null))));
+        }
+
+        @Override
+        public boolean finish(String id, int attempt, ExecutionStatus status, String resultJson, String error,
+                              List<String> logs) {
+            if (status != ExecutionStatus.COMPLETED && status != ExecutionStatus.FAILED && status != ExecutionStatus.INTERRUPTED) {
+                throw new IllegalArgumentException("a run finishes as completed, failed or interrupted, not " + status);
+            }
+            return change(id, r -> r.status() == ExecutionStatus.RUNNING && r.attempt() == attempt,
+                    r -> r.finishedAs(status, resultJson, error, logs, clock.instant())) != null;
+        }
+
+        @Override
+        public boolean close(String id, Set<ExecutionStatus> from, ExecutionStatus to, String error) {
+            Instant now = clock.instant();
+            return change(id, r -> from.contains(r.status()), r -> {
+                ExecutionRecord closed = r.finishedAs(to, r.resultJson(), error != null ? error : r.error(), r.logs(),
+                        r.completedAt() != null ? r.completedAt() : now);
+                return closed.at(closed.createdAt(), now);
+            }) != null;
+        }
+
+        @Override
+        public List<ExecutionRecord> stalled(Instant quietSince, int limit) {
+            return runs.values().stream()
+                    .filter(r -> r.status() == ExecutionStatus.RUNNING && r.updatedAt().isBefore(quietSince))
+                    .filter(r -> calls.query(CallQuery.latest(CallQuery.MAX_LIMIT).execution(r.id())).stream()
+                            .noneMatch(step -> step.status() == CallStatus.APPLYING || !lastActivity(step).isBefore(quietSince)))
+                    .sorted(Comparator.comparing(ExecutionRecord::updatedAt))
+                    .limit(limit).toList();
+        }
+
+        private static Instant lastActivity(CallRecord step) {
+            Instant last = step.createdAt();
+            for (Instant t : new Instant[] {step.appliedAt(), step.completedAt()}) {
+                if (t != null && t.isAfter(last)) {
+                    last = t;
+                }
+            }
+            return last;
+        }
+
+        @Override
+        public List<ExecutionRecord> pausedOnClosedSteps(int limit) {
+            Instant now = clock.instant();
+            return runs.values().stream()
+                    .filter(r -> r.status() == ExecutionStatus.PAUSED)
+                    .filter(r -> calls.find(r.pendingCallId()).map(p -> !p.pendingAt(now)).orElse(true))
+                    .limit(limit).toList();
+        }
+
+        @Override
+        public int purge(Instant before, int limit) {
+            List<ExecutionRecord> due = runs.values().stream()
+                    .filter(r -> !ACTIVE.contains(r.status()) && r.completedAt() != null && r.completedAt().isBefore(before))
+                    .sorted(Comparator.comparing(ExecutionRecord::completedAt))
+                    .limit(limit).toList();
+            int purged = 0;
+            for (ExecutionRecord run : due) {
+                if (runs.remove(run.id(), run)) {
+                    purged++;
+                }
+            }
+            return purged;
         }
     }
 

@@ -12,6 +12,14 @@ public interface ToolgateStore extends AutoCloseable {
     /** Overrides and reviews. */
     PolicyStore policies();
 
+    /**
+     * The runs of durable executions. A store that keeps none throws
+     * {@link UnsupportedOperationException}; the gate then refuses to start a run.
+     */
+    default ExecutionStore executions() {
+        throw new UnsupportedOperationException(this + " does not store durable executions");
+    }
+
     /** Releases connections and threads the store owns (never a host-supplied data source). */
     @Override
     void close();

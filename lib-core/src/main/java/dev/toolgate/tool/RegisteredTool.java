@@ -132,6 +132,33 @@ public final class RegisteredTool implements Guarded {
         return run(tool, payload, context);
     }
 
+    /** True if the tool can undo an applied execution (it declares a {@link Revert}). */
+    public boolean revertible() {
+        return tool.hasRevert();
+    }
+
+    /**
+     * Undoes an applied execution: the tool's {@link Revert} with the payload that ran and the result
+     * it returned (as stored: redacted and capped).
+     *
+     * @throws IllegalStateException if the tool has no revert
+     * @throws Exception             whatever the revert throws
+     */
+    public void revert(JsonNode payload, JsonNode result, ToolContext context) throws Exception {
+        undo(tool, payload, result, context);
+    }
+
+    private <I, O> void undo(Tool<I, O> t, JsonNode payload, JsonNode result, ToolContext context) throws Exception {
+        Revert<I, O> revert = t.revertFunction();
+        if (revert == null) {
+            throw new IllegalStateException(name + " has no revert");
+        }
+        tools.jackson.databind.JavaType type = schemas.mapper().constructType(t.outputType().orElse(Object.class));
+        @SuppressWarnings("unchecked")
+        O output = result == null || result.isNull() ? null : (O) schemas.mapper().treeToValue(result, type);
+        revert.revert(bind(t, payload), output, context);
+    }
+
     private <I, O> DryRunResult preview(Tool<I, O> t, JsonNode arguments, ToolContext context) throws Exception {
         I input = bind(t, arguments);
         DryRun<I> dryRun = t.dryRunFunction();

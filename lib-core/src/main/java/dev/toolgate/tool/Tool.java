@@ -148,6 +148,10 @@ public final class Tool<I, O> {
         return dryRun;
     }
 
+    Revert<I, O> revertFunction() {
+        return revert;
+    }
+
     ToolFunction<I, O> executeFunction() {
         return execute;
     }

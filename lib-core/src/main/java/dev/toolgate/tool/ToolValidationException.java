@@ -18,6 +18,7 @@ public class ToolValidationException extends RuntimeException {
 
     private final String toolName;
     private final transient List<ValidationIssue> issues;
+    private final String callId;
 
     /** Issues found by a tool, before the gate knows its name. */
     public ToolValidationException(List<ValidationIssue> issues) {
@@ -31,12 +32,31 @@ public class ToolValidationException extends RuntimeException {
 
     /** Issues for a named tool. */
     public ToolValidationException(String toolName, List<ValidationIssue> issues) {
+        this(toolName, issues, null);
+    }
+
+    private ToolValidationException(String toolName, List<ValidationIssue> issues, String callId) {
         super(describe(toolName, issues));
         if (issues.isEmpty()) {
             throw new IllegalArgumentException("a validation failure needs at least one issue");
         }
         this.toolName = toolName;
         this.issues = List.copyOf(issues);
+        this.callId = callId;
+    }
+
+    /**
+     * The audit record of this rejection when the gate recorded one (a dry-run's or an execution's
+     * rejection, recorded as {@code invalid}); null when the arguments were refused before anything
+     * was recorded (malformed, or against the schema).
+     */
+    public String callId() {
+        return callId;
+    }
+
+    /** The same exception, naming the audit record that recorded it. */
+    public ToolValidationException recordedAs(String callId) {
+        return new ToolValidationException(toolName, issues, callId);
     }
 
     /** The tool, or null if the thrower did not know it. */

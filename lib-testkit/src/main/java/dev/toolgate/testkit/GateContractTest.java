@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
  */
 public abstract class GateContractTest
         implements CallContract, ApplyContract, BudgetContract, AuditContract, PolicyContract, InboxContract,
-        FailureContract, InDoubtContract, RetentionContract, SeparationOfDutiesContract {
+        FailureContract, InDoubtContract, RetentionContract, SeparationOfDutiesContract, ExecutionContract {
 
     private Fixture fixture;
 

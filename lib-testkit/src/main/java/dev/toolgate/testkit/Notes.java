@@ -54,6 +54,9 @@ public final class Notes {
     public final java.util.concurrent.Semaphore held = new java.util.concurrent.Semaphore(0);
     /** Permits for {@code notes.hold} executions to finish. */
     public final java.util.concurrent.Semaphore release = new java.util.concurrent.Semaphore(0);
+    /** Reverts run (of notes.add), in the order they ran. */
+    public final AtomicInteger reverts = new AtomicInteger();
+    public final List<String> revertOrder = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Dry-runs of any tool. */
     public final AtomicInteger dryRuns = new AtomicInteger();
     /** Executions of read tools. */
@@ -103,6 +106,16 @@ public final class Notes {
                     mutations.incrementAndGet();
                     put(in.id(), in.text());
                     return "added " + in.id();
+                })
+                .revert((in, result, ctx) -> {
+                    reverts.incrementAndGet();
+                    revertOrder.add(in.id());
+                    if (in.text().contains("unrevertable")) {
+                        throw new IllegalStateException("cannot take back " + in.id() + ": password=hunter2");
+                    }
+                    synchronized (this) {
+                        notes.remove(in.id());
+                    }
                 }).build();
     }
 

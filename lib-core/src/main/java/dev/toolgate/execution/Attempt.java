@@ -1,0 +1,164 @@
+package dev.toolgate.execution;
+
+import dev.toolgate.access.Principal;
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ExecutionRecord;
+import dev.toolgate.audit.ExecutionStatus;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.SessionKind;
+import dev.toolgate.json.Json;
+import dev.toolgate.json.JsonTruncator;
+import dev.toolgate.policy.PermissionMode;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * One attempt at a run: the program runs from the start against the run's log, and the attempt
+ * settles the run as its handle says: paused, completed, failed, interrupted, closed, or (when
+ * another runner has it) unchanged. Only the attempt the run holds can pause or finish it.
+ */
+final class Attempt {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Executions.class);
+    private static final Set<ExecutionStatus> RUNNING = Set.of(ExecutionStatus.RUNNING);
+
+    private final Wiring wiring;
+    private final ExecutionRecord run;
+    private final Principal principal;
+    private final String approvedCallId;
+    private final CallContext approver;
+
+    /**
+     * @param run            the run, running at the attempt this runner holds
+     * @param principal      who the run's new steps are made for
+     * @param approvedCallId the pending step an approver applies in this attempt, or null
+     * @param approver       that approver, or null
+     */
+    Attempt(Wiring wiring, ExecutionRecord run, Principal principal, String approvedCallId, CallContext approver) {
+        this.wiring = wiring;
+        this.run = run;
+        this.principal = principal;
+        this.approvedCallId = approvedCallId;
+        this.approver = approver;
+    }
+
+    /** The context the run's new steps are made in: the run's setting, unattended, its permission mode. */
+    static CallContext stepContext(ExecutionRecord run, Principal principal) {
+        return CallContext.of(principal).withTenant(run.tenantId()).withSession(run.sessionId())
+                .withAutomation(run.automationId()).withTransport(run.transport())
+                .withPermissionMode(run.autoApprove() ? PermissionMode.AUTO : PermissionMode.APPROVE)
+                .withSessionKind(SessionKind.UNATTENDED);
+    }
+
+    ExecutionOutcome execute() {
+        Program program = wiring.programs().get(run.program());
+        if (program == null) {
+            throw new UnknownProgramException(run.program());
+        }
+        Map<Integer, CallRecord> log = new HashMap<>();
+        for (CallRecord step : wiring.calls().query(CallQuery.latest(CallQuery.MAX_LIMIT).execution(run.id()))) {
+            log.put(step.stepSeq(), step);
+        }
+        Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), Json.parse(run.inputJson()), log,
+                approvedCallId, approver, wiring.calls().now());
+        Object returned = null;
+        Throwable thrown = null;
+        try {
+            returned = program.run(handle);
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        if (handle.stop() != null) {
+            return settle(handle.stop(), handle, log);
+        }
+        if (thrown instanceof Error error && !(thrown instanceof StackOverflowError) && !(thrown instanceof AssertionError)
+                && !(thrown instanceof LinkageError)) {
+            // the JVM is in trouble (out of memory): leave the run running for another instance
+            throw error;
+        }
+        if (thrown != null) {
+            String error = wiring.settings().redactor().redactText(thrown.getClass().getSimpleName()
+                    + (thrown.getMessage() == null ? "" : ": " + thrown.getMessage()));
+            LOG.info("Execution {} of {} failed: {}", run.id(), run.program(), error);
+            return finish(ExecutionStatus.FAILED, null, error, handle.lines());
+        }
+        JsonNode result;
+        try {
+            JsonNode raw = returned == null ? wiring.mapper().nullNode()
+                    : returned instanceof JsonNode node ? node : wiring.mapper().valueToTree(returned);
+            result = JsonTruncator.truncate(wiring.settings().redactor().redact(raw), wiring.settings().resultLimitBytes()).value();
+        } catch (RuntimeException e) {
+            return finish(ExecutionStatus.FAILED, null, "the program's result cannot be written as JSON: "
+                    + wiring.settings().redactor().redactText(e.getMessage()), handle.lines());
+        }
+        return finish(ExecutionStatus.COMPLETED, result, null, handle.lines());
+    }
+
+    private ExecutionOutcome settle(Stop stop, Handle handle, Map<Integer, CallRecord> log) {
+        List<String> lines = handle.lines();
+        if (stop instanceof Stop.Pause pause) {
+            if (!wiring.runs().pause(run.id(), run.attempt(), pause.action.seq(), pause.action.callId())) {
+                return notPaused();
+            }
+            return new ExecutionOutcome.Paused(run.id(), List.of(pause.action));
+        }
+        if (stop instanceof Stop.Diverged diverged) {
+            LOG.warn("Execution {} of {}: {}", run.id(), run.program(), diverged.getMessage());
+            closeOpenProposals(log, "replay diverged");
+            return finish(ExecutionStatus.FAILED, null, diverged.getMessage(), lines);
+        }
+        if (stop instanceof Stop.Refused refused) {
+            String error = wiring.settings().redactor().redactText(stop.getMessage());
+            return finish(ExecutionStatus.FAILED, null, error, lines);
+        }
+        if (stop instanceof Stop.InDoubt) {
+            LOG.warn("Execution {} of {}: {}", run.id(), run.program(), stop.getMessage());
+            return finish(ExecutionStatus.INTERRUPTED, null, stop.getMessage(), lines);
+        }
+        if (stop instanceof Stop.Closed closed) {
+            wiring.runs().close(run.id(), RUNNING, closed.status, wiring.settings().redactor().redactText(closed.getMessage()));
+            return notPaused();
+        }
+        if (stop instanceof Stop.ApproverRefused refused) {
+            wiring.runs().pause(run.id(), run.attempt(), refused.seq, refused.callId);
+            throw refused.cause;
+        }
+        if (stop instanceof Stop.Unavailable unavailable) {
+            throw unavailable.cause;
+        }
+        LOG.info("Execution {} of {}: this attempt stops, another runner has the run ({})", run.id(), run.program(),
+                stop.getMessage());
+        return notPaused();
+    }
+
+    /** Takes still pending step proposals out of the inbox once the run can no longer go on. */
+    private void closeOpenProposals(Map<Integer, CallRecord> log, String reason) {
+        for (CallRecord step : log.values()) {
+            if (step.status() == CallStatus.PROPOSED) {
+                wiring.engine().rejectStep(approver != null ? approver : stepContext(run, principal), step.id(), reason);
+            }
+        }
+    }
+
+    private ExecutionOutcome finish(ExecutionStatus status, JsonNode result, String error, List<String> lines) {
+        if (!wiring.runs().finish(run.id(), run.attempt(), status, result == null ? null : Json.write(result), error, lines)) {
+            return notPaused();
+        }
+        return switch (status) {
+            case COMPLETED -> new ExecutionOutcome.Completed(run.id(), result, lines);
+            default -> new ExecutionOutcome.Failed(run.id(), error, lines);
+        };
+    }
+
+    private ExecutionOutcome notPaused() {
+        ExecutionStatus now = wiring.runs().find(run.id()).map(ExecutionRecord::status).orElse(ExecutionStatus.FAILED);
+        return new ExecutionOutcome.NotPaused(run.id(), now);
+    }
+}
