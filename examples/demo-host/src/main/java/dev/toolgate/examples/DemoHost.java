@@ -5,6 +5,10 @@ import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Principal;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.ExecutionRecord;
+import dev.toolgate.execution.ExecutionOutcome;
+import dev.toolgate.execution.PendingAction;
+import dev.toolgate.execution.RollbackResult;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.Approval;
 import dev.toolgate.gate.CallContext;
@@ -14,13 +18,17 @@ import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.RevertResult;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.Json;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.OverrideScope;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolDescriptor;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -68,6 +76,7 @@ public final class DemoHost {
         proposeAndApply();
         confirmCardAndOperatorApproval();
         autoMode();
+        durableRun();
         auditTrail();
     }
 
@@ -165,8 +174,52 @@ public final class DemoHost {
         out.println("alice rejects it; the incident stays.");
     }
 
+    private void durableRun() {
+        heading("8. A durable run: it pauses for consent, resumes by replay after an operator's approval, and rolls back");
+        gate.setMode(as(DemoPrincipals.ALICE), OverrideScope.TENANT, "incident.update", Mode.ALLOW);
+        out.println("alice pre-approves incident.update in the tenant (a standing ALLOW); incident.create still asks.");
+        ExecutionOutcome started = gate.executions().start(as(DemoPrincipals.CAROL), "incident.escalate",
+                "{\"systemId\":\"billing\",\"title\":\"Card payments failing\",\"severity\":\"HIGH\"}");
+        String run = started.executionId();
+        PendingAction waiting = ((ExecutionOutcome.Paused) started).pending().get(0);
+        out.printf("carol starts incident.escalate -> %s at step %d: %s%n", started.status(), waiting.seq(), waiting.summary());
+
+        out.println("alice's inbox shows the step beside ordinary proposals:");
+        for (PendingProposal pending : gate.pending(as(DemoPrincipals.ALICE), session)) {
+            out.printf("  %s  step %d of run %s...  %s%n", pending.callId().substring(0, 8), pending.stepSeq(),
+                    pending.executionId().substring(0, 8), pending.summary());
+        }
+        InboxResult resumed = gate.approve(as(DemoPrincipals.ALICE), waiting.callId(), Approval.once());
+        out.println("alice approves -> the run replays (step 1 answered from its log) and is "
+                + ((InboxResult.Resumed) resumed).outcome());
+        ExecutionRecord record = gate.executions().find(run).orElseThrow();
+        out.println("  result: " + record.resultJson() + "  log: " + record.logs());
+        Map<String, Integer> seqs = new java.util.HashMap<>();
+        for (CallRecord step : gate.executions().steps(run)) {
+            seqs.put(step.id(), step.stepSeq());
+            out.printf("  step %d  %-20s %-9s by %s%n", step.stepSeq(), step.toolName(), step.status().wireName(),
+                    step.appliedBy() == null ? step.principal() : step.appliedBy());
+        }
+
+        RollbackResult rollback = gate.executions().rollback(as(DemoPrincipals.ALICE), run);
+        out.println("alice rolls the run back (applied steps, newest first):");
+        for (RevertResult revert : rollback.reverts()) {
+            out.printf("  step %d %s%n", seqs.get(revert.callId()), revert.outcome().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        String incident = gate.executions().find(run).map(r -> Json.parse(r.resultJson()).get("incident").asString()).orElseThrow();
+        String after;
+        try {
+            gate.call(as(DemoPrincipals.ALICE), "incident.get", "{\"id\":\"" + incident + "\"}");
+            after = "still open";
+        } catch (dev.toolgate.tool.ToolValidationException e) {
+            after = "gone";
+        }
+        out.println("  " + incident + " after the rollback: " + after + "; the run is " + rollback.status().wireName());
+        gate.clearMode(as(DemoPrincipals.ALICE), OverrideScope.TENANT, "incident.update");
+    }
+
     private void auditTrail() {
-        heading("7. The audit trail of this session (arguments are only hashed; results redacted and capped)");
+        heading("9. The audit trail of this session (arguments are only hashed; results redacted and capped)");
         List<CallRecord> records = gate.findCalls(CallQuery.latest(100).session(session));
         for (CallRecord r : reversed(records)) {
             out.printf("  %-19s %-10s %-20s by %-13s mode %-16s args %s...%s%n", r.createdAt().toString().substring(0, 19),

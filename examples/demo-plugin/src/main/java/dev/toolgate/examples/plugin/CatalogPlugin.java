@@ -13,7 +13,16 @@ import java.util.List;
  */
 public final class CatalogPlugin implements ToolProvider {
 
-    private final CatalogService service = new CatalogService(DemoData.shared());
+    private final CatalogService service;
+
+    /** The provider {@link java.util.ServiceLoader} creates. */
+    public CatalogPlugin() {
+        this(DemoData.shared());
+    }
+
+    CatalogPlugin(DemoData data) {
+        this.service = new CatalogService(data);
+    }
 
     @Override
     public String pluginId() {

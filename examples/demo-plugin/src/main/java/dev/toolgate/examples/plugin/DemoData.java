@@ -21,6 +21,8 @@ public final class DemoData {
 
     private final Map<String, CatalogSystem> systems = new ConcurrentSkipListMap<>();
     private final Map<String, Incident> incidents = new ConcurrentHashMap<>();
+    /** The version each incident had before its last update, for undoing that update. */
+    private final Map<String, Incident> previous = new ConcurrentHashMap<>();
     private final AtomicInteger sequence = new AtomicInteger();
 
     DemoData() {
@@ -64,12 +66,33 @@ public final class DemoData {
         return incident;
     }
 
-    public Incident replace(Incident incident) {
-        incidents.put(incident.id(), incident);
+    public synchronized Incident replace(Incident incident) {
+        Incident before = incidents.put(incident.id(), incident);
+        if (before != null) {
+            previous.put(incident.id(), before);
+        }
         return incident;
     }
 
+    /**
+     * Undoes the update that produced {@code updated}: the incident goes back to the version before
+     * it, if it is still exactly {@code updated} (a later change is not overwritten).
+     *
+     * @throws IllegalStateException if the incident is gone or changed since
+     */
+    public synchronized Incident undoUpdate(Incident updated) {
+        Incident current = incidents.get(updated.id());
+        Incident before = previous.get(updated.id());
+        if (current == null || before == null || !current.equals(updated)) {
+            throw new IllegalStateException("incident " + updated.id() + " changed since that update; undo it by hand");
+        }
+        incidents.put(before.id(), before);
+        previous.remove(before.id());
+        return before;
+    }
+
     public boolean delete(String id) {
+        previous.remove(id);
         return incidents.remove(id) != null;
     }
 }

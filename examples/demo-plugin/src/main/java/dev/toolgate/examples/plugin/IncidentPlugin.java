@@ -106,6 +106,7 @@ public final class IncidentPlugin implements ToolProvider {
                 })
                 .execute((in, ctx) -> data.create(in.systemId(), in.title(), in.severity()))
                 .revert((in, created, ctx) -> data.delete(created.id()))
+                .output(Incident.class)
                 .build();
     }
 
@@ -125,6 +126,8 @@ public final class IncidentPlugin implements ToolProvider {
                 .requires(MANAGE)
                 .dryRun(preview)
                 .execute((in, ctx) -> data.replace(apply(existing(in.id(), "/id"), in)))
+                .revert((in, updated, ctx) -> data.undoUpdate(updated))
+                .output(Incident.class)
                 .build();
     }
 
