@@ -63,11 +63,13 @@ final class Attempt {
             throw new UnknownProgramException(run.program());
         }
         Map<Integer, CallRecord> log = new HashMap<>();
-        for (CallRecord step : wiring.calls().query(CallQuery.latest(CallQuery.MAX_LIMIT).execution(run.id()))) {
-            log.put(step.stepSeq(), step);
+        if (run.attempt() > 1) { // a first attempt has an empty log: no need to read it
+            for (CallRecord step : wiring.calls().query(CallQuery.latest(CallQuery.MAX_LIMIT).execution(run.id()))) {
+                log.put(step.stepSeq(), step);
+            }
         }
         Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), Json.parse(run.inputJson()), log,
-                approvedCallId, approver, wiring.calls().now());
+                approvedCallId, approver);
         Object returned = null;
         Throwable thrown = null;
         try {

@@ -28,7 +28,6 @@ import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,13 +55,12 @@ final class Handle implements Run {
     private final Map<Integer, CallRecord> log;
     private final String approvedCallId;
     private final CallContext approver;
-    private final Instant now;
     private final List<String> lines = new ArrayList<>();
     private int seq;
     private Stop stop;
 
     Handle(Wiring wiring, String executionId, Principal principal, CallContext stepContext, JsonNode input,
-           Map<Integer, CallRecord> log, String approvedCallId, CallContext approver, Instant now) {
+           Map<Integer, CallRecord> log, String approvedCallId, CallContext approver) {
         this.wiring = wiring;
         this.executionId = executionId;
         this.principal = principal;
@@ -71,7 +69,6 @@ final class Handle implements Run {
         this.log = log;
         this.approvedCallId = approvedCallId;
         this.approver = approver;
-        this.now = now;
     }
 
     /** Why the attempt must end, if a call said so. */
@@ -164,7 +161,7 @@ final class Handle implements Run {
                 if (logged.id().equals(approvedCallId)) {
                     yield applyApproved(step, logged);
                 }
-                if (!logged.pendingAt(now)) {
+                if (!logged.pendingAt(wiring.calls().now())) {
                     throw halt(new Stop.Closed(ExecutionStatus.EXPIRED, "step " + step + " expired before anyone decided"));
                 }
                 throw halt(new Stop.Pause(pending(logged)));
