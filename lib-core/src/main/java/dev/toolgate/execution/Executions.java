@@ -397,13 +397,13 @@ public final class Executions {
         }
         Instant quietSince = wiring.calls().now().minus(quietPeriod());
         for (ExecutionRecord run : wiring.runs().stalled(quietSince, SWEEP_BATCH)) {
-            Optional<ExecutionRecord> taken = wiring.runs().takeOver(run.id(), run.attempt());
-            if (taken.isEmpty()) {
+            if (!wiring.programs().containsKey(run.program())) {
+                LOG.warn("Execution {} stalled, but program {} is not registered on this instance; an instance that has"
+                        + " it must take it over", run.id(), run.program());
                 continue;
             }
-            if (!wiring.programs().containsKey(run.program())) {
-                LOG.warn("Execution {} stalled, but program {} is not registered on this instance; another instance"
-                        + " must take it over", run.id(), run.program());
+            Optional<ExecutionRecord> taken = wiring.runs().takeOver(run.id(), run.attempt());
+            if (taken.isEmpty()) {
                 continue;
             }
             LOG.info("Execution {} of {} stalled at attempt {}; taking it over", run.id(), run.program(), run.attempt());

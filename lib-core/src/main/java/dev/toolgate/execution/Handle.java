@@ -9,12 +9,10 @@ import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.Denied;
 import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.PolicyDeniedException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposalClosedException;
 import dev.toolgate.gate.ProposeApplyException;
-import dev.toolgate.gate.StaleProposalException;
 import dev.toolgate.gate.StepRef;
 import dev.toolgate.gate.TokenAlreadyUsedException;
 import dev.toolgate.gate.TokenExpiredException;
@@ -185,10 +183,12 @@ final class Handle implements Run {
             throw halt(new Stop.Closed(ExecutionStatus.REJECTED, e.getMessage()));
         } catch (TokenAlreadyUsedException e) {
             throw halt(new Stop.Lost(e.getMessage()));
-        } catch (ForbiddenException | StaleProposalException | BudgetExceededException e) {
-            throw halt(new Stop.ApproverRefused(step, logged.id(), e));
         } catch (StoreUnavailableException e) {
             throw halt(new Stop.Unavailable(e));
+        } catch (ProposeApplyException | BudgetExceededException e) {
+            // the approver's rules, separation of duties, a stale payload, an unknown tool, the budget:
+            // nothing was claimed; the run waits again and the approver is told
+            throw halt(new Stop.ApproverRefused(step, logged.id(), e));
         }
         return applied.result();
     }
