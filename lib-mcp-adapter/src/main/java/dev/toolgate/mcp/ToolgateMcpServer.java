@@ -5,8 +5,8 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.policy.PermissionMode;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
-import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.FileDescriptor;
@@ -111,7 +111,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
 
     private static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
-    private final McpSyncServer server;
+    private final McpAsyncServer server;
     private final ToolBridge bridge;
     private final HttpTransport http;
     private final String endpointPath;
@@ -119,7 +119,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
     private final CountDownLatch inputEnded;
     private final PrintStream restoreOut;
 
-    private ToolgateMcpServer(McpSyncServer server, ToolBridge bridge, HttpTransport http, String endpointPath,
+    private ToolgateMcpServer(McpAsyncServer server, ToolBridge bridge, HttpTransport http, String endpointPath,
                               CountDownLatch inputEnded, PrintStream restoreOut) {
         this.server = server;
         this.bridge = bridge;
@@ -192,7 +192,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
         stopped.countDown();
         bridge.detach();
         try {
-            server.closeGracefully();
+            server.closeGracefully().block(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
             LOG.debug("Closing the MCP server: {}", e.toString());
         }
@@ -265,8 +265,12 @@ public final class ToolgateMcpServer implements AutoCloseable {
             return self();
         }
 
-        /** The SDK server for either transport, configured the same way: the gate's tools behind the bridge. */
-        McpSyncServer server(McpServer.SyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper) {
+        /**
+         * The SDK server for either transport, configured the same way: the gate's tools behind the
+         * bridge. Built from asynchronous specifications so that the list filter runs on the calling
+         * thread (see {@link ToolBridge}).
+         */
+        McpAsyncServer server(McpServer.AsyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper) {
             return spec.serverInfo(serverName, serverVersion)
                     .instructions(instructionsOrDefault())
                     .capabilities(capabilities())
@@ -343,9 +347,10 @@ public final class ToolgateMcpServer implements AutoCloseable {
             McpJsonMapper mapper = McpJsonDefaults.getMapper();
             StdioOutput counted = new StdioOutput(output);
             StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
-            StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes);
+            StdioSerialSends transport = new StdioSerialSends(
+                    new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
-            McpSyncServer server = server(McpServer.sync(transport), bridge, mapper);
+            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
             bridge.attach(server);
             LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
                     toolgate.resolveTools(principal).size(), permissionMode);
@@ -447,7 +452,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                     requestTimeout.plus(Duration.ofMinutes(30))));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
-            McpSyncServer server = server(McpServer.sync(transport), bridge, mapper);
+            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
             try {
                 transport.start(new InetSocketAddress(InetAddress.getByName(host), port));
             } catch (IOException e) {
