@@ -448,7 +448,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
          */
         public ToolgateMcpServer start() {
             McpJsonMapper mapper = McpJsonDefaults.getMapper();
-            HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpTransport.Settings(endpoint,
+            HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpSettings(endpoint,
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                     requestTimeout.plus(Duration.ofMinutes(30))));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
