@@ -6,6 +6,7 @@ import dev.toolgate.access.Principal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Objects;
@@ -94,11 +95,19 @@ final class HttpChecks {
             return Optional.empty();
         }
         Optional<Principal> principal;
+        HttpWatchdog.Watch watch = HttpWatchdog.current();
+        if (watch != null) {
+            watch.suspend(); // the host's code: never interrupted, and its time is not the client's
+        }
         try {
             principal = Objects.requireNonNullElse(authenticator.authenticate(token), Optional.empty());
         } catch (RuntimeException e) {
             LOG.warn("The MCP authenticator failed; refusing the request", e);
             principal = Optional.empty();
+        } finally {
+            if (watch != null && !watch.resume()) {
+                throw new InterruptedIOException("the request did not arrive in time");
+            }
         }
         if (principal.isEmpty()) {
             exchange.getResponseHeaders().set("WWW-Authenticate",
@@ -119,7 +128,10 @@ final class HttpChecks {
         return true;
     }
 
-    /** The caller's session, or null after answering 400 (no id) or 404 (unknown, or another principal's). */
+    /**
+     * The caller's session, or null after answering 400 (no id) or 404 (unknown, ended, or another
+     * principal's). A returned session is in use until the caller calls {@link HttpSession#release()}.
+     */
     HttpSession session(HttpExchange exchange, Principal principal, Object requestId) throws IOException {
         String id = exchange.getRequestHeaders().getFirst(HttpResponses.SESSION_HEADER);
         if (id == null || id.isBlank()) {
@@ -128,15 +140,43 @@ final class HttpChecks {
             return null;
         }
         HttpSession session = sessions.get(id.strip());
-        if (session == null || !session.principalKey.equals(principal.key())) {
+        if (session == null || !session.principalKey.equals(principal.key()) || !session.acquire()) {
             responses.sendError(exchange, 404, requestId, HttpResponses.SESSION_NOT_FOUND, "Session not found; initialize a new session");
             return null;
         }
-        session.lastSeen = System.nanoTime();
         return session;
     }
 
-    /** The body, or null if it is larger than the limit. */
+    /**
+     * For requests without a body (GET, DELETE): reads what body there is, up to the size limit, and
+     * marks the request arrived. False after answering 413.
+     */
+    boolean bodyless(HttpExchange exchange) throws IOException {
+        if (readBody(exchange) == null) {
+            exchange.getResponseHeaders().set("Connection", "close");
+            responses.sendError(exchange, 413, null, JsonRpc.INVALID_REQUEST,
+                    "Payload Too Large: the limit is " + settings.maxBodyBytes() + " bytes");
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The whole request has been read: the read timeout no longer applies (what follows, such as a
+     * tool call, is governed elsewhere). Throws if the watch fired first; the connection is gone.
+     */
+    private static void arrived() throws IOException {
+        HttpWatchdog.Watch watch = HttpWatchdog.current();
+        if (watch != null && !watch.disarm()) {
+            throw new InterruptedIOException("the request did not arrive in time");
+        }
+    }
+
+    /**
+     * The body, or null if it is larger than the limit (then the request has not been read: its
+     * read timeout still runs while the answer is written and the rest drained). Reading it whole
+     * ends the read timeout.
+     */
     byte[] readBody(HttpExchange exchange) throws IOException {
         int max = settings.maxBodyBytes();
         String length = exchange.getRequestHeaders().getFirst("Content-Length");
@@ -160,6 +200,7 @@ final class HttpChecks {
                 body.write(buffer, 0, n);
             }
         }
+        arrived();
         return body.toByteArray();
     }
 }

@@ -21,7 +21,7 @@ final class HttpDelete {
     }
 
     void handle(HttpExchange exchange, Principal principal) throws IOException {
-        if (!checks.versionSupported(exchange, null)) {
+        if (!checks.versionSupported(exchange, null) || !checks.bodyless(exchange)) {
             return;
         }
         HttpSession session = checks.session(exchange, principal, null);

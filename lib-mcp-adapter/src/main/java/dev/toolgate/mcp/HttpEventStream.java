@@ -9,6 +9,7 @@ import io.modelcontextprotocol.spec.McpStreamableServerTransport;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -29,15 +30,26 @@ final class HttpEventStream implements McpStreamableServerTransport {
     private final McpJsonMapper mapper;
     private final String sessionId;
     private final SerialExecutor writer;
+    private final HttpWatchdog watchdog;
+    private final Duration writeTimeout;
+    private final Runnable onClose;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile OutputStream body;
     private volatile boolean closed;
 
-    HttpEventStream(HttpExchange exchange, McpJsonMapper mapper, String sessionId, Executor writers) {
+    /**
+     * A stream on {@code exchange}; {@code onClose} runs once when it closes. Each write that the
+     * client does not take within {@code writeTimeout} closes the stream.
+     */
+    HttpEventStream(HttpExchange exchange, McpJsonMapper mapper, String sessionId, Executor writers, HttpWatchdog watchdog,
+                    Duration writeTimeout, Runnable onClose) {
         this.exchange = exchange;
         this.mapper = mapper;
         this.sessionId = sessionId;
         this.writer = new SerialExecutor(writers);
+        this.watchdog = watchdog;
+        this.writeTimeout = writeTimeout;
+        this.onClose = onClose;
     }
 
     /** Queues the response headers and a first comment, ahead of any message. */
@@ -51,7 +63,7 @@ final class HttpEventStream implements McpStreamableServerTransport {
                 Headers headers = exchange.getResponseHeaders();
                 headers.set("Content-Type", HttpResponses.TEXT_EVENT_STREAM);
                 headers.set("Cache-Control", "no-cache");
-                exchange.sendResponseHeaders(200, 0);
+                watchdog.guard(writeTimeout, () -> exchange.sendResponseHeaders(200, 0));
                 body = exchange.getResponseBody();
             } catch (IOException e) {
                 LOG.debug("SSE stream of session {} could not start: {}", sessionId, e.toString());
@@ -111,8 +123,12 @@ final class HttpEventStream implements McpStreamableServerTransport {
             if (closed || body == null) {
                 return false;
             }
-            body.write(chunk.getBytes(StandardCharsets.UTF_8));
-            body.flush();
+            OutputStream out = body;
+            byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+            watchdog.guard(writeTimeout, () -> {
+                out.write(bytes);
+                out.flush();
+            });
             return true;
         } catch (IOException e) {
             LOG.debug("SSE stream of session {} closed by the client: {}", sessionId, e.toString());
@@ -133,16 +149,22 @@ final class HttpEventStream implements McpStreamableServerTransport {
         return Mono.fromRunnable(this::close);
     }
 
+    /** Closes the stream; waits for a write in progress, which its write timeout bounds. */
     @Override
     public void close() {
+        boolean first = false;
         lock.lock();
         try {
             if (!closed) {
                 closed = true;
+                first = true;
                 exchange.close();
             }
         } finally {
             lock.unlock();
+        }
+        if (first) {
+            onClose.run();
         }
     }
 }

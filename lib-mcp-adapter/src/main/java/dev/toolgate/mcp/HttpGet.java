@@ -3,6 +3,7 @@ package dev.toolgate.mcp;
 import com.sun.net.httpserver.HttpExchange;
 import dev.toolgate.access.Principal;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * GET: opens the session's SSE stream for server-initiated notifications and requests. Needs
  * {@code Accept: text/event-stream} (406), a supported protocol version (400) and a session of the
- * caller (400/404). A second GET replaces the first stream.
+ * caller (400/404). A second GET replaces the first stream. An event the client does not take within
+ * the read timeout closes the stream.
  */
 final class HttpGet {
 
@@ -19,11 +21,15 @@ final class HttpGet {
     private final HttpChecks checks;
     private final HttpResponses responses;
     private final Executor writers;
+    private final HttpWatchdog watchdog;
+    private final Duration writeTimeout;
 
-    HttpGet(HttpChecks checks, HttpResponses responses, Executor writers) {
+    HttpGet(HttpChecks checks, HttpResponses responses, Executor writers, HttpWatchdog watchdog, Duration writeTimeout) {
         this.checks = checks;
         this.responses = responses;
         this.writers = writers;
+        this.watchdog = watchdog;
+        this.writeTimeout = writeTimeout;
     }
 
     void handle(HttpExchange exchange, Principal principal) throws IOException {
@@ -31,23 +37,31 @@ final class HttpGet {
             responses.sendError(exchange, 406, null, JsonRpc.INVALID_REQUEST, "Not Acceptable: the Accept header must list text/event-stream");
             return;
         }
-        if (!checks.versionSupported(exchange, null)) {
+        if (!checks.versionSupported(exchange, null) || !checks.bodyless(exchange)) {
             return;
         }
         HttpSession session = checks.session(exchange, principal, null);
         if (session == null) {
             return;
         }
-        // registered before the response starts, so nothing sent from now on is missed; the stream
-        // writes its headers first, in order with everything else
-        HttpEventStream stream = new HttpEventStream(exchange, responses.mapper(), session.id(), writers);
-        HttpEventStream previous = session.listening;
-        session.listening = stream;
-        if (previous != null) {
-            previous.close();
+        // the GET's use of the session passes to the stream, which keeps the session busy (never idle,
+        // so never evicted or expired) until it closes; registered before the response starts, so
+        // nothing sent from now on is missed; the stream writes its headers first, in order with
+        // everything else
+        HttpEventStream stream = new HttpEventStream(exchange, responses.mapper(), session.id(), writers, watchdog,
+                writeTimeout, session::release);
+        try {
+            HttpEventStream previous = session.listening;
+            session.listening = stream;
+            if (previous != null) {
+                previous.close();
+            }
+            session.mcp.listeningStream(stream);
+            stream.open();
+        } catch (RuntimeException | Error e) {
+            stream.close();
+            throw e;
         }
-        session.mcp.listeningStream(stream);
-        stream.open();
         LOG.debug("MCP session {} opened its SSE stream", session.id());
     }
 }

@@ -11,6 +11,7 @@ import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -87,9 +88,19 @@ final class HttpPost {
         try {
             message = McpSchema.deserializeJsonRpcMessage(responses.mapper(), text);
         } catch (IOException | IllegalArgumentException e) {
+            session.release();
             responses.sendError(exchange, 400, checked.id(), JsonRpc.INVALID_REQUEST, "Invalid Request: " + e.getMessage());
             return;
         }
+        try {
+            route(exchange, principal, session, checked, message);
+        } finally {
+            session.release();
+        }
+    }
+
+    private void route(HttpExchange exchange, Principal principal, HttpSession session, JsonRpc.Checked checked,
+                       McpSchema.JSONRPCMessage message) throws IOException {
         McpTransportContext context = McpTransportContext.create(Map.of(ToolBridge.PRINCIPAL_KEY, principal));
         switch (checked.kind()) {
             case REQUEST -> {
@@ -130,21 +141,50 @@ final class HttpPost {
                     "Invalid params: initialize needs protocolVersion, capabilities and clientInfo");
             return;
         }
-        McpStreamableServerSession.McpStreamableServerSessionInit init = sessionFactory.get().startSession(initialize);
+        HttpSessions.Admission admission = sessions.admit(principal.key());
+        if (!admission.admitted()) {
+            refuse(exchange, checked.id(), admission);
+            return;
+        }
+        McpStreamableServerSession.McpStreamableServerSessionInit init;
         McpSchema.InitializeResult result;
         try {
+            init = sessionFactory.get().startSession(initialize);
             result = init.initResult().block(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
+            sessions.cancel(admission);
             LOG.error("MCP initialize failed", e);
             responses.sendError(exchange, 500, checked.id(), JsonRpc.INTERNAL_ERROR, "Internal error: initialize failed");
             return;
+        } catch (Error e) {
+            sessions.cancel(admission);
+            throw e;
         }
         HttpSession session = new HttpSession(init.session(), principal.key());
-        sessions.add(session);
+        sessions.add(admission, session);
         LOG.info("MCP session {} started for {} ({} {})", session.id(), principal.key(),
                 initialize.clientInfo() == null ? "unknown client" : initialize.clientInfo().name(),
                 initialize.protocolVersion());
         exchange.getResponseHeaders().set(HttpResponses.SESSION_HEADER, session.id());
         responses.sendJson(exchange, 200, new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), result, null));
+    }
+
+    /**
+     * Refuses a session: 429 when the principal has its maximum of sessions, 503 when the server has,
+     * every one of them in use (none idle to evict). The JSON-RPC error names the cap.
+     */
+    private void refuse(HttpExchange exchange, Object id, HttpSessions.Admission admission) throws IOException {
+        boolean perPrincipal = admission.refusedBy() == HttpSessions.Cap.PER_PRINCIPAL;
+        String message = perPrincipal
+                ? "Too many sessions: " + admission.principalKey() + " already has " + admission.limit()
+                        + " open sessions (the per-principal limit), each with a request in flight or an open stream; "
+                        + "end one with DELETE, or retry when one is idle"
+                : "Too many sessions: the server has " + admission.limit() + " open sessions (its limit), each with a "
+                        + "request in flight or an open stream; retry later";
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("limit", perPrincipal ? "maxSessionsPerPrincipal" : "maxSessions");
+        data.put("max", admission.limit());
+        responses.sendJson(exchange, perPrincipal ? 429 : 503,
+                JsonRpc.error(id, HttpResponses.TOO_MANY_SESSIONS, message, data));
     }
 }

@@ -18,6 +18,8 @@ final class HttpResponses {
     static final int SESSION_NOT_FOUND = -32001;
     static final int UNAUTHORIZED = -32002;
     static final int FORBIDDEN = -32003;
+    static final int SERVER_BUSY = -32004;
+    static final int TOO_MANY_SESSIONS = -32005;
 
     private final McpJsonMapper mapper;
 

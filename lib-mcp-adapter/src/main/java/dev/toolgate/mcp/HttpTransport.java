@@ -12,10 +12,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -30,7 +31,10 @@ import reactor.core.publisher.Mono;
  *
  * <p>Every request passes, in order: the endpoint path (404), the {@code Origin} check (403), the
  * bearer token (401 with {@code WWW-Authenticate}), the method (405), then the verb's own checks
- * ({@link HttpChecks}). This class owns the lifecycle and the dispatch by verb.
+ * ({@link HttpChecks}). This class owns the lifecycle, the dispatch by verb and the edge where
+ * anything thrown while serving a request is caught. Limits: a bounded pool of workers under a read
+ * timeout ({@link HttpWorkers}, {@link HttpWatchdog}), sessions capped per principal and in total
+ * ({@link HttpSessions}).
  */
 final class HttpTransport implements McpStreamableServerTransportProvider {
 
@@ -38,14 +42,22 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
 
     static final List<String> PROTOCOL_VERSIONS = List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
 
+    /** The {@code Retry-After} of a 503 for a saturated server, in seconds. */
+    static final int BUSY_RETRY_AFTER_SECONDS = 1;
+
+    /** The prefix of the names of this transport's threads; the port and a role follow. */
+    static final String THREAD_PREFIX = "toolgate-mcp-";
+
     private final HttpSettings settings;
     private final HttpResponses responses;
-    private final HttpSessions sessions = new HttpSessions();
+    private final HttpSessions sessions;
     private final HttpChecks checks;
     private volatile McpStreamableServerSession.Factory sessionFactory;
     private volatile boolean closing;
     private HttpServer server;
-    private ExecutorService workers;
+    private HttpWatchdog watchdog;
+    private HttpWorkers workers;
+    private ThreadPoolExecutor writers;
     private ScheduledExecutorService housekeeping;
     private HttpPost post;
     private HttpGet get;
@@ -54,6 +66,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
     HttpTransport(McpJsonMapper mapper, McpAuthenticator authenticator, HttpSettings settings) {
         this.settings = settings;
         this.responses = new HttpResponses(mapper);
+        this.sessions = new HttpSessions(settings.maxSessionsPerPrincipal(), settings.maxSessions());
         this.checks = new HttpChecks(settings, authenticator, responses, sessions);
     }
 
@@ -61,13 +74,19 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
 
     void start(InetSocketAddress address) throws IOException {
         server = HttpServer.create(address, 0);
-        workers = Executors.newCachedThreadPool(daemon("toolgate-mcp-http"));
+        String name = THREAD_PREFIX + "%s-" + server.getAddress().getPort();
+        watchdog = new HttpWatchdog(settings.readTimeout(), daemon(String.format(name, "watchdog")));
+        workers = new HttpWorkers(settings.maxWorkerThreads(), settings.maxQueuedRequests(), settings.readTimeout(),
+                settings.idleThreadKeepAlive(), watchdog, daemon(String.format(name, "http")), daemon(String.format(name, "http-busy")));
+        // each open stream has at most one write in progress, so one thread per stream is the most needed
+        writers = new ThreadPoolExecutor(0, settings.maxSessions() + 16, settings.idleThreadKeepAlive().toNanos(), TimeUnit.NANOSECONDS,
+                new SynchronousQueue<>(), daemon(String.format(name, "sse")));
         post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory);
-        get = new HttpGet(checks, responses, workers);
+        get = new HttpGet(checks, responses, writers, watchdog, settings.readTimeout());
         delete = new HttpDelete(checks, sessions);
         server.setExecutor(workers);
         server.createContext("/", this::handle);
-        housekeeping = Executors.newSingleThreadScheduledExecutor(daemon("toolgate-mcp-sessions"));
+        housekeeping = Executors.newSingleThreadScheduledExecutor(daemon(String.format(name, "sessions")));
         long every = Math.max(1, settings.keepAliveInterval().toMillis());
         housekeeping.scheduleWithFixedDelay(() -> sessions.housekeeping(settings.sessionIdleTimeout()), every, every,
                 TimeUnit.MILLISECONDS);
@@ -83,6 +102,21 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
         return sessions.openStreams();
     }
 
+    /** Sessions open now (for tests and diagnostics). */
+    int sessions() {
+        return sessions.size();
+    }
+
+    /** Workers serving a request now (for tests and diagnostics). */
+    int busyWorkers() {
+        return workers == null ? 0 : workers.busy();
+    }
+
+    /** Requests waiting for a worker now (for tests and diagnostics). */
+    int queuedRequests() {
+        return workers == null ? 0 : workers.queued();
+    }
+
     void stop() {
         closing = true;
         if (housekeeping != null) {
@@ -94,6 +128,12 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
         }
         if (workers != null) {
             workers.shutdownNow();
+        }
+        if (writers != null) {
+            writers.shutdownNow();
+        }
+        if (watchdog != null) {
+            watchdog.close();
         }
     }
 
@@ -140,6 +180,11 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
 
     // ------------------------------------------------------------------------------------ dispatch
 
+    /**
+     * The edge: whatever is thrown while serving one request stays here. An {@link IOException}
+     * means the client is gone (or was cut off by the read timeout); anything else, an
+     * {@link Error} included, is logged once and answered 500 if the response has not started.
+     */
     private void handle(HttpExchange exchange) {
         try {
             dispatch(exchange);
@@ -150,13 +195,18 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
             LOG.error("MCP HTTP request failed", e);
             try {
                 responses.sendError(exchange, 500, null, JsonRpc.INTERNAL_ERROR, "Internal error");
-            } catch (RuntimeException | IOException ignored) {
+            } catch (Throwable again) {
+                // the response had started, or the connection is gone: nothing more to tell the client
                 exchange.close();
             }
         }
     }
 
     private void dispatch(HttpExchange exchange) throws IOException {
+        if (HttpWorkers.overloaded()) {
+            busy(exchange);
+            return;
+        }
         if (!settings.endpoint().equals(exchange.getRequestURI().getPath())) {
             HttpResponses.sendStatus(exchange, 404);
             return;
@@ -186,6 +236,15 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
                 responses.sendError(exchange, 405, null, JsonRpc.INVALID_REQUEST, "Method not allowed: " + method);
             }
         }
+    }
+
+    /** Every worker is busy and the queue is full: 503, try again shortly, on a new connection. */
+    private void busy(HttpExchange exchange) throws IOException {
+        exchange.getResponseHeaders().set("Retry-After", String.valueOf(BUSY_RETRY_AFTER_SECONDS));
+        exchange.getResponseHeaders().set("Connection", "close");
+        responses.sendError(exchange, 503, null, HttpResponses.SERVER_BUSY,
+                "Server busy: all " + settings.maxWorkerThreads() + " workers are in use and " + settings.maxQueuedRequests()
+                        + " requests are waiting; retry after " + BUSY_RETRY_AFTER_SECONDS + " s");
     }
 
     private static ThreadFactory daemon(String name) {

@@ -2,9 +2,18 @@ package dev.toolgate.mcp;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Runs tasks one at a time, in order, on a shared pool. */
+/**
+ * Runs tasks one at a time, in order, on a shared pool. A task's failure, {@link Error}s included,
+ * is logged and never ends the pool's thread. {@link #execute} throws
+ * {@link RejectedExecutionException} when the pool takes no more work.
+ */
 final class SerialExecutor implements Executor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
 
     private final Executor pool;
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
@@ -19,8 +28,14 @@ final class SerialExecutor implements Executor {
         tasks.add(() -> {
             try {
                 task.run();
+            } catch (Throwable e) {
+                LOG.error("An MCP stream task failed", e);
             } finally {
-                next();
+                try {
+                    next();
+                } catch (RejectedExecutionException e) {
+                    LOG.debug("Queued MCP stream writes dropped: the writer pool is full or stopped");
+                }
             }
         });
         if (active == null) {
@@ -31,7 +46,13 @@ final class SerialExecutor implements Executor {
     private synchronized void next() {
         active = tasks.poll();
         if (active != null) {
-            pool.execute(active);
+            try {
+                pool.execute(active);
+            } catch (RejectedExecutionException e) {
+                active = null;
+                tasks.clear();
+                throw e;
+            }
         }
     }
 }

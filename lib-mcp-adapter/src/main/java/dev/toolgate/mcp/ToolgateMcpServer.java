@@ -169,6 +169,21 @@ public final class ToolgateMcpServer implements AutoCloseable {
         return http == null ? 0 : http.openStreams();
     }
 
+    /** HTTP sessions open now; 0 for stdio. */
+    int openSessions() {
+        return http == null ? 0 : http.sessions();
+    }
+
+    /** HTTP workers serving a request now; 0 for stdio. */
+    int busyWorkers() {
+        return http == null ? 0 : http.busyWorkers();
+    }
+
+    /** HTTP requests waiting for a worker now; 0 for stdio. */
+    int queuedRequests() {
+        return http == null ? 0 : http.queuedRequests();
+    }
+
     /**
      * Blocks until the server stops: for stdio when standard input ends (the client went away) or
      * {@link #close()} is called; for HTTP when {@link #close()} is called.
@@ -369,6 +384,12 @@ public final class ToolgateMcpServer implements AutoCloseable {
         private int maxBodyBytes = 1024 * 1024;
         private Duration sessionIdleTimeout = Duration.ofHours(1);
         private Duration keepAliveInterval = Duration.ofSeconds(25);
+        private Duration readTimeout = Duration.ofSeconds(10);
+        private int maxWorkerThreads = 64;
+        private int maxQueuedRequests = 256;
+        private int maxSessionsPerPrincipal = 16;
+        private int maxSessions = 1024;
+        private Duration idleThreadKeepAlive = Duration.ofSeconds(30);
 
         private HttpBuilder(Toolgate toolgate, McpAuthenticator authenticator) {
             super(toolgate);
@@ -442,15 +463,92 @@ public final class ToolgateMcpServer implements AutoCloseable {
         }
 
         /**
+         * How long a request's line, headers and body may take to arrive, counted from its first byte
+         * (default 10 seconds; time in the authenticator does not count). A request that has not
+         * arrived by then loses its connection, and its worker is free. The same time bounds each
+         * event a client's GET stream must take; a stream that stalls longer is closed.
+         */
+        public HttpBuilder readTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("readTimeout must be positive");
+            }
+            this.readTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The most requests served at once (default 64): one worker thread each, for as long as the
+         * request runs, a tool call included. Open GET streams hold no worker.
+         */
+        public HttpBuilder maxWorkerThreads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("maxWorkerThreads must be at least 1");
+            }
+            this.maxWorkerThreads = threads;
+            return this;
+        }
+
+        /**
+         * The most requests waiting for a worker (default 256). Beyond that a request is answered 503
+         * with {@code Retry-After: 1}, or, when even that cannot keep up, its connection is closed.
+         */
+        public HttpBuilder maxQueuedRequests(int requests) {
+            if (requests < 1) {
+                throw new IllegalArgumentException("maxQueuedRequests must be at least 1");
+            }
+            this.maxQueuedRequests = requests;
+            return this;
+        }
+
+        /**
+         * The most open sessions of one principal (default 16). Past it, {@code initialize} ends that
+         * principal's least recently used idle session (no request in flight, no open stream); if none
+         * is idle it is refused with 429.
+         */
+        public HttpBuilder maxSessionsPerPrincipal(int sessions) {
+            if (sessions < 1) {
+                throw new IllegalArgumentException("maxSessionsPerPrincipal must be at least 1");
+            }
+            this.maxSessionsPerPrincipal = sessions;
+            return this;
+        }
+
+        /**
+         * The most open sessions in all (default 1,024). Past it, {@code initialize} ends the server's
+         * least recently used idle session, whoever's; if none is idle it is refused with 503.
+         */
+        public HttpBuilder maxSessions(int sessions) {
+            if (sessions < 1) {
+                throw new IllegalArgumentException("maxSessions must be at least 1");
+            }
+            this.maxSessions = sessions;
+            return this;
+        }
+
+        /** How long an idle worker or stream writer thread lives (default 30 s); for tests. */
+        HttpBuilder idleThreadKeepAlive(Duration keepAlive) {
+            if (keepAlive == null || keepAlive.isNegative() || keepAlive.isZero()) {
+                throw new IllegalArgumentException("idleThreadKeepAlive must be positive");
+            }
+            this.idleThreadKeepAlive = keepAlive;
+            return this;
+        }
+
+        /**
          * Binds and starts serving.
          *
          * @throws UncheckedIOException if the address cannot be bound
          */
         public ToolgateMcpServer start() {
             McpJsonMapper mapper = McpJsonDefaults.getMapper();
+            if (maxSessionsPerPrincipal > maxSessions) {
+                throw new IllegalArgumentException("maxSessionsPerPrincipal (" + maxSessionsPerPrincipal
+                        + ") must not exceed maxSessions (" + maxSessions + ")");
+            }
             HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpSettings(endpoint,
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
-                    requestTimeout.plus(Duration.ofMinutes(30))));
+                    requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
+                    maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
             McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
             try {
