@@ -304,6 +304,11 @@ final class ToolBridge {
         } catch (RuntimeException e) {
             LOG.error("MCP call of {} failed", name, e);
             throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
+        } catch (Error e) {
+            // answered here, once: Reactor rethrows fatal errors (StackOverflowError, OutOfMemoryError,
+            // LinkageError) on its thread instead of signalling them, and the request would never end
+            LOG.error("MCP call of {} failed with an error", name, e);
+            throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
         }
     }
 
