@@ -15,6 +15,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -34,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -144,6 +146,21 @@ class McpHttpLimitsTest {
             assertThat(readUntilClosed(socket.getInputStream())).as("no answer, the connection closed").isEmpty();
         }
         awaitTrue(Duration.ofSeconds(30), () -> server.busyWorkers() == 0, "its worker released");
+    }
+
+    @Test
+    @Timeout(90)
+    void connectionsCutOffByTheReadTimeoutAreForgottenByTheJdkServer() throws Exception {
+        start(b -> b.readTimeout(Duration.ofSeconds(1)).maxQueuedRequests(512));
+        long before = liveInstances("sun.net.httpserver.HttpConnection");
+        SlowClients slow = new SlowClients(server.port(), 50, SlowClients.Mode.BODY, "bob-token", 600);
+        closing.add(slow);
+        slow.start();
+        awaitTrue(Duration.ofSeconds(60), () -> slow.closedByServer() == 50, "every slow connection closed by the server");
+        awaitTrue(Duration.ofSeconds(10), () -> server.busyWorkers() == 0, "workers free");
+
+        // a connection closed behind the JDK server's back stays in its bookkeeping until it stops
+        assertThat(liveInstances("sun.net.httpserver.HttpConnection") - before).as("connections still held").isLessThan(10);
     }
 
     @Test
@@ -429,6 +446,20 @@ class McpHttpLimitsTest {
             // closed with unread data: a reset
         }
         return read.toByteArray();
+    }
+
+    /** Live (after a full GC) instances of a class, from the JVM's class histogram. */
+    private static long liveInstances(String className) throws Exception {
+        String histogram = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        for (String line : histogram.split("\n")) {
+            String[] columns = line.trim().split("\\s+");
+            if (columns.length >= 4 && columns[3].equals(className)) {
+                return Long.parseLong(columns[1]);
+            }
+        }
+        return 0;
     }
 
     private static long liveThreads(String prefix) {
