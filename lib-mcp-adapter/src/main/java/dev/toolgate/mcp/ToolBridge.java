@@ -29,9 +29,9 @@ import dev.toolgate.tool.ToolDescriptor;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
 import io.modelcontextprotocol.common.McpTransportContext;
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
-import io.modelcontextprotocol.server.McpSyncListFilter;
-import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.McpAsyncListFilter;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -39,6 +39,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,6 +50,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -58,6 +61,18 @@ import tools.jackson.databind.node.ObjectNode;
  * The bridge between the gate and the SDK's server: MCP tool definitions from descriptors, a
  * per-principal list filter, the {@code tools/call} handler with its error mapping, the apply tool,
  * and the registry listener that keeps the SDK's tool list current.
+ *
+ * <p>The SDK's server is built from asynchronous specifications on purpose. A synchronous server
+ * runs each list filter on another thread ({@code boundedElastic}), and the SDK applies filters with
+ * Reactor's {@code filterWhen}, which silently drops elements when a predicate completes on another
+ * thread at the wrong moment: its draining thread can consume a result and try to start the next
+ * predicate before the completing thread has released the previous one, and then discards the
+ * element unevaluated (and every element after it until the release). {@code tools/list} then
+ * returned some of the principal's tools, rarely, mostly in a freshly started (interpreted) JVM. Here
+ * the filter answers on the calling thread ({@link #filter()}: a registry lookup and the resolver's
+ * check, which is asked on every call anyway and must be fast), so
+ * {@code filterWhen} never races; tool calls are still moved off the transport's thread
+ * ({@link #specification}), as the synchronous server would.
  */
 final class ToolBridge {
 
@@ -68,6 +83,7 @@ final class ToolBridge {
 
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
     };
+    private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(30);
 
     private final Toolgate toolgate;
     private final String applyToolName;
@@ -81,7 +97,7 @@ final class ToolBridge {
     });
     private final Object syncLock = new Object();
     private Map<String, McpSchema.Tool> published = Map.of();
-    private volatile McpSyncServer server;
+    private volatile McpAsyncServer server;
 
     ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal) {
         this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
@@ -93,18 +109,18 @@ final class ToolBridge {
     // ------------------------------------------------------------------------------------ tool list
 
     /** The tool specifications for the SDK's server: every registered tool plus the apply tool. */
-    List<SyncToolSpecification> specifications() {
+    List<AsyncToolSpecification> specifications() {
         synchronized (syncLock) {
             Map<String, McpSchema.Tool> tools = currentTools();
             published = tools;
-            List<SyncToolSpecification> specs = new ArrayList<>();
+            List<AsyncToolSpecification> specs = new ArrayList<>();
             tools.values().forEach(tool -> specs.add(specification(tool)));
             return specs;
         }
     }
 
     /** Starts following the registry: tools registered or removed later reach every client. */
-    void attach(McpSyncServer mcpServer) {
+    void attach(McpAsyncServer mcpServer) {
         this.server = mcpServer;
         toolgate.registry().addListener(registryListener);
         scheduleSync();
@@ -116,18 +132,24 @@ final class ToolBridge {
         server = null;
     }
 
-    /** Shows a principal exactly the tools the resolver offers it (and the apply tool if it may mutate). */
-    McpSyncListFilter<McpSchema.Tool> filter() {
-        return (context, tool) -> {
-            Principal principal = principalOf(context);
-            if (principal == null) {
-                return false;
-            }
-            if (tool.name().equals(applyToolName)) {
-                return mayMutate(principal);
-            }
-            return visible(principal, tool.name()).isPresent();
-        };
+    /**
+     * Shows a principal exactly the tools the resolver offers it (and the apply tool if it may mutate).
+     * Evaluated on the calling thread, never offloaded: see the class comment for the race that an
+     * offloaded predicate exposes in the SDK's {@code tools/list}.
+     */
+    McpAsyncListFilter<McpSchema.Tool> filter() {
+        return (context, tool) -> Mono.fromCallable(() -> isVisible(context, tool));
+    }
+
+    private boolean isVisible(McpTransportContext context, McpSchema.Tool tool) {
+        Principal principal = principalOf(context);
+        if (principal == null) {
+            return false;
+        }
+        if (tool.name().equals(applyToolName)) {
+            return mayMutate(principal);
+        }
+        return visible(principal, tool.name()).isPresent();
     }
 
     private void scheduleSync() {
@@ -140,7 +162,7 @@ final class ToolBridge {
 
     /** Brings the SDK's tool list in line with the registry; each change notifies clients (list_changed). */
     private void sync() {
-        McpSyncServer target = server;
+        McpAsyncServer target = server;
         if (target == null) {
             return;
         }
@@ -149,12 +171,12 @@ final class ToolBridge {
             try {
                 for (String name : published.keySet()) {
                     if (!wanted.containsKey(name)) {
-                        target.removeTool(name);
+                        target.removeTool(name).block(SYNC_TIMEOUT);
                     }
                 }
                 for (McpSchema.Tool tool : wanted.values()) {
                     if (!tool.equals(published.get(tool.name()))) {
-                        target.addTool(specification(tool));
+                        target.addTool(specification(tool)).block(SYNC_TIMEOUT);
                     }
                 }
                 if (!wanted.equals(published)) {
@@ -181,8 +203,17 @@ final class ToolBridge {
         return tools;
     }
 
-    private SyncToolSpecification specification(McpSchema.Tool tool) {
-        return SyncToolSpecification.builder().tool(tool).callHandler(this::call).build();
+    /**
+     * A tool for the SDK: the call runs on {@code boundedElastic}, off the transport's thread (a call
+     * may block on the gate or wait for the client's answer to an elicitation, which that very thread
+     * must read), exactly as the SDK's synchronous server would run it.
+     */
+    private AsyncToolSpecification specification(McpSchema.Tool tool) {
+        return AsyncToolSpecification.builder()
+                .tool(tool)
+                .callHandler((exchange, request) -> Mono.fromCallable(() -> call(new McpSyncServerExchange(exchange), request))
+                        .subscribeOn(Schedulers.boundedElastic()))
+                .build();
     }
 
     /**
@@ -272,6 +303,11 @@ final class ToolBridge {
             return executionFailed(e);
         } catch (RuntimeException e) {
             LOG.error("MCP call of {} failed", name, e);
+            throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
+        } catch (Error e) {
+            // answered here, once: Reactor rethrows fatal errors (StackOverflowError, OutOfMemoryError,
+            // LinkageError) on its thread instead of signalling them, and the request would never end
+            LOG.error("MCP call of {} failed with an error", name, e);
             throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
         }
     }

@@ -5,8 +5,8 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.policy.PermissionMode;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
-import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.FileDescriptor;
@@ -111,7 +111,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
 
     private static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
-    private final McpSyncServer server;
+    private final McpAsyncServer server;
     private final ToolBridge bridge;
     private final HttpTransport http;
     private final String endpointPath;
@@ -119,7 +119,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
     private final CountDownLatch inputEnded;
     private final PrintStream restoreOut;
 
-    private ToolgateMcpServer(McpSyncServer server, ToolBridge bridge, HttpTransport http, String endpointPath,
+    private ToolgateMcpServer(McpAsyncServer server, ToolBridge bridge, HttpTransport http, String endpointPath,
                               CountDownLatch inputEnded, PrintStream restoreOut) {
         this.server = server;
         this.bridge = bridge;
@@ -169,6 +169,21 @@ public final class ToolgateMcpServer implements AutoCloseable {
         return http == null ? 0 : http.openStreams();
     }
 
+    /** HTTP sessions open now; 0 for stdio. */
+    int openSessions() {
+        return http == null ? 0 : http.sessions();
+    }
+
+    /** HTTP workers serving a request now; 0 for stdio. */
+    int busyWorkers() {
+        return http == null ? 0 : http.busyWorkers();
+    }
+
+    /** HTTP requests waiting for a worker now; 0 for stdio. */
+    int queuedRequests() {
+        return http == null ? 0 : http.queuedRequests();
+    }
+
     /**
      * Blocks until the server stops: for stdio when standard input ends (the client went away) or
      * {@link #close()} is called; for HTTP when {@link #close()} is called.
@@ -192,7 +207,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
         stopped.countDown();
         bridge.detach();
         try {
-            server.closeGracefully();
+            server.closeGracefully().block(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
             LOG.debug("Closing the MCP server: {}", e.toString());
         }
@@ -265,8 +280,12 @@ public final class ToolgateMcpServer implements AutoCloseable {
             return self();
         }
 
-        /** The SDK server for either transport, configured the same way: the gate's tools behind the bridge. */
-        McpSyncServer server(McpServer.SyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper) {
+        /**
+         * The SDK server for either transport, configured the same way: the gate's tools behind the
+         * bridge. Built from asynchronous specifications so that the list filter runs on the calling
+         * thread (see {@link ToolBridge}).
+         */
+        McpAsyncServer server(McpServer.AsyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper) {
             return spec.serverInfo(serverName, serverVersion)
                     .instructions(instructionsOrDefault())
                     .capabilities(capabilities())
@@ -343,9 +362,10 @@ public final class ToolgateMcpServer implements AutoCloseable {
             McpJsonMapper mapper = McpJsonDefaults.getMapper();
             StdioOutput counted = new StdioOutput(output);
             StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
-            StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes);
+            StdioSerialSends transport = new StdioSerialSends(
+                    new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
-            McpSyncServer server = server(McpServer.sync(transport), bridge, mapper);
+            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
             bridge.attach(server);
             LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
                     toolgate.resolveTools(principal).size(), permissionMode);
@@ -364,6 +384,12 @@ public final class ToolgateMcpServer implements AutoCloseable {
         private int maxBodyBytes = 1024 * 1024;
         private Duration sessionIdleTimeout = Duration.ofHours(1);
         private Duration keepAliveInterval = Duration.ofSeconds(25);
+        private Duration readTimeout = Duration.ofSeconds(10);
+        private int maxWorkerThreads = 64;
+        private int maxQueuedRequests = 256;
+        private int maxSessionsPerPrincipal = 16;
+        private int maxSessions = 1024;
+        private Duration idleThreadKeepAlive = Duration.ofSeconds(30);
 
         private HttpBuilder(Toolgate toolgate, McpAuthenticator authenticator) {
             super(toolgate);
@@ -437,17 +463,94 @@ public final class ToolgateMcpServer implements AutoCloseable {
         }
 
         /**
+         * How long a request's line, headers and body may take to arrive, counted from its first byte
+         * (default 10 seconds; time in the authenticator does not count). A request that has not
+         * arrived by then loses its connection, and its worker is free. The same time bounds each
+         * event a client's GET stream must take; a stream that stalls longer is closed.
+         */
+        public HttpBuilder readTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("readTimeout must be positive");
+            }
+            this.readTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The most requests served at once (default 64): one worker thread each, for as long as the
+         * request runs, a tool call included. Open GET streams hold no worker.
+         */
+        public HttpBuilder maxWorkerThreads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("maxWorkerThreads must be at least 1");
+            }
+            this.maxWorkerThreads = threads;
+            return this;
+        }
+
+        /**
+         * The most requests waiting for a worker (default 256). Beyond that a request is answered 503
+         * with {@code Retry-After: 1}, or, when even that cannot keep up, its connection is closed.
+         */
+        public HttpBuilder maxQueuedRequests(int requests) {
+            if (requests < 1) {
+                throw new IllegalArgumentException("maxQueuedRequests must be at least 1");
+            }
+            this.maxQueuedRequests = requests;
+            return this;
+        }
+
+        /**
+         * The most open sessions of one principal (default 16). Past it, {@code initialize} ends that
+         * principal's least recently used idle session (no request in flight, no open stream); if none
+         * is idle it is refused with 429.
+         */
+        public HttpBuilder maxSessionsPerPrincipal(int sessions) {
+            if (sessions < 1) {
+                throw new IllegalArgumentException("maxSessionsPerPrincipal must be at least 1");
+            }
+            this.maxSessionsPerPrincipal = sessions;
+            return this;
+        }
+
+        /**
+         * The most open sessions in all (default 1,024). Past it, {@code initialize} ends the server's
+         * least recently used idle session, whoever's; if none is idle it is refused with 503.
+         */
+        public HttpBuilder maxSessions(int sessions) {
+            if (sessions < 1) {
+                throw new IllegalArgumentException("maxSessions must be at least 1");
+            }
+            this.maxSessions = sessions;
+            return this;
+        }
+
+        /** How long an idle worker or stream writer thread lives (default 30 s); for tests. */
+        HttpBuilder idleThreadKeepAlive(Duration keepAlive) {
+            if (keepAlive == null || keepAlive.isNegative() || keepAlive.isZero()) {
+                throw new IllegalArgumentException("idleThreadKeepAlive must be positive");
+            }
+            this.idleThreadKeepAlive = keepAlive;
+            return this;
+        }
+
+        /**
          * Binds and starts serving.
          *
          * @throws UncheckedIOException if the address cannot be bound
          */
         public ToolgateMcpServer start() {
             McpJsonMapper mapper = McpJsonDefaults.getMapper();
-            HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpTransport.Settings(endpoint,
+            if (maxSessionsPerPrincipal > maxSessions) {
+                throw new IllegalArgumentException("maxSessionsPerPrincipal (" + maxSessionsPerPrincipal
+                        + ") must not exceed maxSessions (" + maxSessions + ")");
+            }
+            HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpSettings(endpoint,
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
-                    requestTimeout.plus(Duration.ofMinutes(30))));
+                    requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
+                    maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
-            McpSyncServer server = server(McpServer.sync(transport), bridge, mapper);
+            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
             try {
                 transport.start(new InetSocketAddress(InetAddress.getByName(host), port));
             } catch (IOException e) {

@@ -1,0 +1,76 @@
+package dev.toolgate.mcp;
+
+import io.modelcontextprotocol.spec.McpStreamableServerSession;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A Streamable HTTP session: the SDK's session, the principal that started it, its GET stream, and
+ * how busy it is. {@code uses} counts requests in flight plus an open stream; a session is idle at
+ * zero, and ending it (eviction, idle timeout) swaps zero for {@link #RETIRED} in one step, so a
+ * request can never start on a session that is being ended, nor a busy session be ended.
+ */
+final class HttpSession {
+
+    private static final int RETIRED = -1;
+
+    final McpStreamableServerSession mcp;
+    final String principalKey;
+    volatile long lastSeen = System.nanoTime();
+    volatile HttpEventStream listening;
+    private final AtomicInteger uses = new AtomicInteger();
+
+    HttpSession(McpStreamableServerSession mcp, String principalKey) {
+        this.mcp = mcp;
+        this.principalKey = principalKey;
+    }
+
+    String id() {
+        return mcp.getId();
+    }
+
+    /** Starts one use (a request, or an open stream); false if the session has ended. */
+    boolean acquire() {
+        while (true) {
+            int n = uses.get();
+            if (n == RETIRED) {
+                return false;
+            }
+            if (uses.compareAndSet(n, n + 1)) {
+                lastSeen = System.nanoTime();
+                return true;
+            }
+        }
+    }
+
+    /** Ends one use. */
+    void release() {
+        lastSeen = System.nanoTime();
+        uses.updateAndGet(n -> n > 0 ? n - 1 : n);
+    }
+
+    /** Ends the session if nothing uses it: true if this call retired it. */
+    boolean retireIfIdle() {
+        return uses.compareAndSet(0, RETIRED);
+    }
+
+    /** Ends the session whatever uses it (DELETE, server shutdown). */
+    void retire() {
+        uses.set(RETIRED);
+    }
+
+    boolean idle() {
+        return uses.get() == 0;
+    }
+
+    boolean streaming() {
+        HttpEventStream stream = listening;
+        return stream != null && !stream.closed();
+    }
+
+    void closeStream() {
+        HttpEventStream stream = listening;
+        if (stream != null) {
+            stream.close();
+        }
+    }
+}

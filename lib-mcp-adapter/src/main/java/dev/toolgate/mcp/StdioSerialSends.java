@@ -1,0 +1,103 @@
+package dev.toolgate.mcp;
+
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpServerSession;
+import io.modelcontextprotocol.spec.McpServerTransport;
+import io.modelcontextprotocol.spec.McpServerTransportProvider;
+import java.util.List;
+import reactor.core.publisher.Mono;
+
+/**
+ * The SDK's stdio transport with its sends serialized. That transport hands every outgoing message
+ * to a sink that accepts one emitting thread at a time; a second thread busy-waits at most 100 ms
+ * and then the message is dropped ("Failed to enqueue message"), the failure ends the transport's
+ * inbound pipeline and the server stops reading standard input. Two answers completing at once on
+ * different threads (concurrent requests, a {@code tools/list_changed} notification) are enough
+ * when the machine is busy. Here each send enters the SDK's transport under one lock, so there is
+ * never a second emitter to wait for.
+ */
+final class StdioSerialSends implements McpServerTransportProvider {
+
+    private final StdioServerTransportProvider delegate;
+
+    StdioSerialSends(StdioServerTransportProvider delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public void setSessionFactory(McpServerSession.Factory sessionFactory) {
+        delegate.setSessionFactory(transport -> sessionFactory.create(new Serialized(transport)));
+    }
+
+    @Override
+    public Mono<Void> notifyClients(String method, Object params) {
+        return delegate.notifyClients(method, params);
+    }
+
+    @Override
+    public Mono<Void> notifyClient(String sessionId, String method, Object params) {
+        return delegate.notifyClient(sessionId, method, params);
+    }
+
+    @Override
+    public Mono<Void> closeGracefully() {
+        return delegate.closeGracefully();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public List<String> protocolVersions() {
+        return delegate.protocolVersions();
+    }
+
+    /** The session's transport; the provider's own notifications also go through it. */
+    private static final class Serialized implements McpServerTransport {
+
+        private final McpServerTransport transport;
+        private final Object sending = new Object();
+
+        Serialized(McpServerTransport transport) {
+            this.transport = transport;
+        }
+
+        /**
+         * Subscribes to the SDK's send under the lock. Once the transport is running (always, after the
+         * first message was read) the SDK's send completes its emission inside {@code subscribe}, so
+         * the lock covers it.
+         */
+        @Override
+        public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
+            return Mono.create(sink -> {
+                synchronized (sending) {
+                    transport.sendMessage(message).subscribe(done -> { }, sink::error, sink::success);
+                }
+            });
+        }
+
+        @Override
+        public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
+            return transport.unmarshalFrom(data, typeRef);
+        }
+
+        @Override
+        public Mono<Void> closeGracefully() {
+            return transport.closeGracefully();
+        }
+
+        @Override
+        public void close() {
+            transport.close();
+        }
+
+        @Override
+        public List<String> protocolVersions() {
+            return transport.protocolVersions();
+        }
+    }
+}
