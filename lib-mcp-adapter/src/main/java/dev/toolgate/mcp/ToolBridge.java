@@ -96,6 +96,7 @@ final class ToolBridge {
         return thread;
     });
     private final Object syncLock = new Object();
+    private final RunTools runTools;
     private Map<String, McpSchema.Tool> published = Map.of();
     private volatile McpAsyncServer server;
 
@@ -104,6 +105,7 @@ final class ToolBridge {
         this.applyToolName = applyToolName;
         this.permissionMode = permissionMode;
         this.fixedPrincipal = fixedPrincipal;
+        this.runTools = new RunTools(toolgate);
     }
 
     // ------------------------------------------------------------------------------------ tool list
@@ -148,6 +150,9 @@ final class ToolBridge {
         }
         if (tool.name().equals(applyToolName)) {
             return mayMutate(principal);
+        }
+        if (runTools.handles(tool.name())) {
+            return !toolgate.resolveTools(principal).isEmpty();
         }
         return visible(principal, tool.name()).isPresent();
     }
@@ -200,6 +205,11 @@ final class ToolBridge {
             tools.put(tool.name(), toMcp(tool.descriptor()));
         }
         tools.put(applyToolName, applyTool());
+        runTools.tools().forEach((name, tool) -> {
+            if (tools.putIfAbsent(name, tool) != null) {
+                LOG.error("Tool {} has the name of an MCP run tool; the run tool is not served. Rename the tool", name);
+            }
+        });
         return tools;
     }
 
@@ -280,6 +290,13 @@ final class ToolBridge {
                 }
                 return apply(exchange, context, request.arguments());
             }
+            if (runTools.handles(name) && toolgate.registry().find(name).isEmpty()) {
+                if (toolgate.resolveTools(principal).isEmpty()) {
+                    throw unknownTool(name);
+                }
+                return runTools.call(exchange, context, name, request.arguments(),
+                        (ex, callId, tool, summary) -> confirm(ex, callId, tool, summary));
+            }
             if (visible(principal, name).isEmpty()) {
                 throw unknownTool(name);
             }
@@ -315,8 +332,8 @@ final class ToolBridge {
     private CallToolResult apply(McpSyncServerExchange exchange, CallContext context, Map<String, Object> arguments) {
         String token = applyToken(arguments);
         PendingProposal pending = toolgate.inspect(context, token); // the same typed errors apply would throw
-        if (pending.effect() == Effect.DESTRUCTIVE && elicitationSupported(exchange)) {
-            CallToolResult refusal = confirm(exchange, pending);
+        if (pending.effect() == Effect.DESTRUCTIVE) {
+            CallToolResult refusal = confirm(exchange, pending.callId(), pending.toolName(), pending.summary());
             if (refusal != null) {
                 return refusal;
             }
@@ -349,10 +366,17 @@ final class ToolBridge {
         return capabilities != null && capabilities.elicitation() != null;
     }
 
-    /** Asks the human; null if they accepted, else the result telling the model nothing was applied. */
-    private CallToolResult confirm(McpSyncServerExchange exchange, PendingProposal proposal) {
-        String message = "Apply this destructive change? " + proposal.summary() + " (tool " + proposal.toolName()
-                + ", proposal " + proposal.callId() + "). It deletes or irreversibly changes data.";
+    /**
+     * Asks the human to confirm a destructive change when the client supports elicitation; null if they
+     * accepted (or the client cannot be asked: the consent is then the tool call itself), else the
+     * result telling the model nothing was applied.
+     */
+    private CallToolResult confirm(McpSyncServerExchange exchange, String callId, String toolName, String summary) {
+        if (!elicitationSupported(exchange)) {
+            return null;
+        }
+        String message = "Apply this destructive change? " + summary + " (tool " + toolName
+                + ", proposal " + callId + "). It deletes or irreversibly changes data.";
         Map<String, Object> schema = new LinkedHashMap<>();
         schema.put("type", "object");
         schema.put("properties", Map.of());
@@ -364,15 +388,15 @@ final class ToolBridge {
             }
             code = answer == null || answer.action() == ElicitResult.Action.CANCEL ? "cancelled" : "declined";
         } catch (RuntimeException e) {
-            LOG.warn("Asking the user to confirm proposal {} failed: {}", proposal.callId(), e.toString());
+            LOG.warn("Asking the user to confirm proposal {} failed: {}", callId, e.toString());
             code = "unavailable";
         }
         ObjectNode json = Json.object();
         json.put("status", "not_applied");
         json.put("kind", "consent");
         json.put("code", code);
-        json.put("callId", proposal.callId());
-        json.put("tool", proposal.toolName());
+        json.put("callId", callId);
+        json.put("tool", toolName);
         json.put("message", switch (code) {
             case "declined" -> "The user declined this destructive change; it was not applied. Do not retry unless they ask.";
             case "cancelled" -> "The user dismissed the confirmation; the change was not applied.";
