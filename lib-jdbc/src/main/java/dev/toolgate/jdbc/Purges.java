@@ -84,7 +84,7 @@ final class Purges {
 
     /** Deletes calls of {@code statuses} completed before {@code :before}, oldest first. */
     private static PickedRows deleteCalls(Db db, String statuses) {
-        return new PickedRows(db, "status IN (" + statuses + ") AND completed_at < :before", "completed_at",
+        return new PickedRows(db, CallRows.TABLE, "status IN (" + statuses + ") AND completed_at < :before", "completed_at",
                 "DELETE FROM " + CallRows.TABLE, null);
     }
 
