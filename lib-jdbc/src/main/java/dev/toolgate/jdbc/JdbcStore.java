@@ -3,6 +3,7 @@ package dev.toolgate.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.ExecutionStore;
 import dev.toolgate.spi.PolicyStore;
 import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.spi.ToolgateStore;
@@ -116,6 +117,7 @@ public final class JdbcStore implements ToolgateStore {
     private final HikariDataSource ownedPool;
     private final JdbcCallStore calls;
     private final JdbcPolicyStore policies;
+    private final JdbcExecutionStore executions;
     private final String description;
 
     private JdbcStore(Db db, HikariDataSource ownedPool, String description) {
@@ -123,6 +125,7 @@ public final class JdbcStore implements ToolgateStore {
         this.ownedPool = ownedPool;
         this.calls = new JdbcCallStore(db);
         this.policies = new JdbcPolicyStore(db);
+        this.executions = new JdbcExecutionStore(db);
         this.description = description;
     }
 
@@ -140,6 +143,11 @@ public final class JdbcStore implements ToolgateStore {
     @Override
     public PolicyStore policies() {
         return policies;
+    }
+
+    @Override
+    public ExecutionStore executions() {
+        return executions;
     }
 
     /** Closes the pool the store created; a host's data source is left open. Idempotent. */
