@@ -45,8 +45,8 @@ final class CallRows {
         return ":id, :tool_name, :effect, :principal, :tenant_id, :session_id, :automation_id, :transport, "
                 + ":status, :mode, :mode_source, :arguments_hash, " + createdAt + ", :summary, :payload_json, :diff_json, "
                 + ":token_digest, " + expiresAt + ", :result_json, :error, " + completedAt + ", :duration_millis, :applied_by, "
-                + appliedAt + ", " + outcomeDueAt + ", :decided_by, :decision_reason, :supersedes, :superseded_by, :execution_id, "
-                + ":step_seq, :reverts, :reverted_by";
+                + appliedAt + ", " + outcomeDueAt + ", :decided_by, :decision_reason, :supersedes, :superseded_by, "
+                + ":execution_id, :step_seq, :reverts, :reverted_by";
     }
 
     /** Binds every column of {@link #values}, including {@code :created_at} (null lets the SQL decide). */

@@ -111,7 +111,8 @@ final class JdbcExecutionStore implements ExecutionStore {
             throw new IllegalArgumentException("a new run is running at attempt 1, not " + run.status() + " at " + run.attempt());
         }
         try {
-            return db.withConnection(c -> create.queryFirst(c, p -> ExecutionRows.bind(p, run).timestamp("now", db.clockInstant()),
+            return db.withConnection(c -> create.queryFirst(c,
+                    p -> ExecutionRows.bind(p, run).timestamp("now", db.clockInstant()),
                     rs -> run.at(Db.instant(rs, 1), Db.instant(rs, 2))).orElseThrow());
         } catch (UnableToExecuteStatementException e) {
             if (Db.isUniqueViolation(e)) {
@@ -215,7 +216,8 @@ final class JdbcExecutionStore implements ExecutionStore {
                 + " completed_at = COALESCE(completed_at, " + now + "), pending_seq = NULL, pending_call_id = NULL,"
                 + " updated_at = " + now + " WHERE id = :id AND status IN (" + in + ")";
         return db.withHandle(h -> {
-            Update update = h.createUpdate(sql).bind("id", id).bind("to", to.wireName()).bind("error", error).bind("now", db.now());
+            Update update = h.createUpdate(sql).bind("id", id).bind("to", to.wireName()).bind("error", error)
+                    .bind("now", db.now());
             for (int i = 0; i < statuses.size(); i++) {
                 update.bind("f" + i, statuses.get(i));
             }
