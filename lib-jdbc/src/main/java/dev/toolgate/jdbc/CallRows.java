@@ -24,7 +24,7 @@ final class CallRows {
     static final String COLUMNS = "id, tool_name, effect, principal, tenant_id, session_id, automation_id, transport, "
             + "status, mode, mode_source, arguments_hash, created_at, summary, payload_json, diff_json, token_digest, "
             + "expires_at, result_json, error, completed_at, duration_millis, applied_by, applied_at, outcome_due_at, "
-            + "decided_by, decision_reason, supersedes, superseded_by";
+            + "decided_by, decision_reason, supersedes, superseded_by, execution_id, step_seq, reverts, reverted_by";
 
     /** Reads a row selected with {@link #COLUMNS}. */
     static final RowMapper<CallRecord> MAPPER = CallRows::map;
@@ -37,10 +37,16 @@ final class CallRows {
      * {@code created_at}, {@code expires_at} and {@code completed_at}.
      */
     static String values(String createdAt, String expiresAt, String completedAt) {
+        return values(createdAt, expiresAt, completedAt, ":applied_at", ":outcome_due_at");
+    }
+
+    /** {@link #values(String, String, String)} with SQL for {@code applied_at} and {@code outcome_due_at} too. */
+    static String values(String createdAt, String expiresAt, String completedAt, String appliedAt, String outcomeDueAt) {
         return ":id, :tool_name, :effect, :principal, :tenant_id, :session_id, :automation_id, :transport, "
                 + ":status, :mode, :mode_source, :arguments_hash, " + createdAt + ", :summary, :payload_json, :diff_json, "
                 + ":token_digest, " + expiresAt + ", :result_json, :error, " + completedAt + ", :duration_millis, :applied_by, "
-                + ":applied_at, :outcome_due_at, :decided_by, :decision_reason, :supersedes, :superseded_by";
+                + appliedAt + ", " + outcomeDueAt + ", :decided_by, :decision_reason, :supersedes, :superseded_by, "
+                + ":execution_id, :step_seq, :reverts, :reverted_by";
     }
 
     /** Binds every column of {@link #values}, including {@code :created_at} (null lets the SQL decide). */
@@ -73,7 +79,11 @@ final class CallRows {
                 .string("decided_by", key(r.decidedBy()))
                 .string("decision_reason", r.decisionReason())
                 .string("supersedes", r.supersedes())
-                .string("superseded_by", r.supersededBy());
+                .string("superseded_by", r.supersededBy())
+                .string("execution_id", r.executionId())
+                .integerOrNull("step_seq", r.stepSeq())
+                .string("reverts", r.reverts())
+                .string("reverted_by", r.revertedBy());
     }
 
     /** A principal's key, or null. */
@@ -96,6 +106,8 @@ final class CallRows {
     private static CallRecord map(ResultSet rs, org.jdbi.v3.core.statement.StatementContext context) throws SQLException {
         long duration = rs.getLong("duration_millis");
         Long durationMillis = rs.wasNull() ? null : duration;
+        int seq = rs.getInt("step_seq");
+        Integer stepSeq = rs.wasNull() ? null : seq;
         return new CallRecord(
                 rs.getString("id"),
                 rs.getString("tool_name"),
@@ -125,6 +137,10 @@ final class CallRows {
                 principal(rs.getString("decided_by")),
                 rs.getString("decision_reason"),
                 rs.getString("supersedes"),
-                rs.getString("superseded_by"));
+                rs.getString("superseded_by"),
+                rs.getString("execution_id"),
+                stepSeq,
+                rs.getString("reverts"),
+                rs.getString("reverted_by"));
     }
 }

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.ConnectionException;
 import org.jdbi.v3.core.HandleCallback;
@@ -177,6 +178,26 @@ final class Db {
     /** True if {@code e} is a unique-key violation (SQLState 23505 on both databases). */
     static boolean isUniqueViolation(UnableToExecuteStatementException e) {
         return sqlState(e).filter("23505"::equals).isPresent();
+    }
+
+    /**
+     * True if {@code e} is a unique-key violation of the index {@code index} (a {@code CREATE UNIQUE
+     * INDEX} of the schema), told apart from violations of other keys by the index's name: on
+     * PostgreSQL the constraint the server reports ({@code ServerErrorMessage.getConstraint()}), on H2
+     * the index named in the message, where H2 describes the index as
+     * {@code "PUBLIC.<INDEX> ON PUBLIC.<TABLE>(...)"} (H2 has no structured field for it).
+     */
+    static boolean violates(RuntimeException e, String index) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && "23505".equals(sql.getSQLState())) {
+                if (sql.getClass().getName().equals("org.postgresql.util.PSQLException")) {
+                    return index.equalsIgnoreCase(PostgresErrors.constraint(sql));
+                }
+                String message = sql.getMessage();
+                return message != null && Pattern.compile("(?i)\\b" + Pattern.quote(index) + "\\s+ON\\b").matcher(message).find();
+            }
+        }
+        return false;
     }
 
     private static Optional<String> sqlState(Throwable e) {

@@ -5,6 +5,7 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.StepTakenException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
 /**
  * The audit trail, token store and budget ledger in {@code toolgate_call} and {@code toolgate_budget}.
@@ -22,10 +24,14 @@ import org.jdbi.v3.core.Handle;
  * <ul>
  *   <li>{@link #admit}: see {@link Admissions}; no audit row.</li>
  *   <li>{@link #record}: one durable autocommit insert of the finished call, so a governed read costs
- *       one commit.</li>
+ *       one commit. A step of a durable execution is the same insert: the unique index
+ *       {@value #STEP_INDEX} on {@code (execution_id, step_seq)} refuses a second row for a step, and
+ *       that violation (told from others by the index's name) becomes {@link StepTakenException}; no
+ *       statement is added, for steps or for other calls.</li>
  *   <li>{@link #propose}: one durable insert; in a session, a transaction that first locks the
  *       session's row in {@code toolgate_session} and inserts only if the session's pending count,
- *       which the lock makes exact, is under the cap.</li>
+ *       which the lock makes exact, is under the cap. A step proposal that is already logged fails
+ *       on {@value #STEP_INDEX} as in {@link #record}.</li>
  *   <li>{@link #claim}: the single-use update ({@code proposed} to {@code applying} only if still
  *       proposed and unexpired by the store's clock; a row or nothing), which also sets
  *       {@code applied_at} and {@code outcome_due_at}; with the admission in the same transaction when
@@ -43,6 +49,12 @@ import org.jdbi.v3.core.Handle;
  *       {@link PickedRows}). Concurrent sweepers on every instance each mark a row at most once, and
  *       never one whose outcome committed meanwhile.</li>
  *   <li>{@link #resolve}: one guarded update ({@code interrupted} to the operator's outcome).</li>
+ *   <li>{@link #claimRevert}: one durable insert of the revert as {@code applying}; the unique index
+ *       {@value #REVERTS_INDEX} on {@code reverts} lets one revert per call in: on PostgreSQL
+ *       {@code INSERT ... ON CONFLICT (reverts) WHERE reverts IS NOT NULL DO NOTHING RETURNING ...}, on
+ *       H2 the insert through {@code FINAL TABLE} whose unique violation is caught; a caller that lost
+ *       then reads the revert that won (one more query).</li>
+ *   <li>{@link #markReverted}: one guarded update ({@code applied} and not yet marked).</li>
  *   <li>{@link #close}, {@link #expireDue}: one guarded update; concurrent sweepers each expire a row
  *       at most once.</li>
  *   <li>{@link #purge} and {@link #endSession}: see {@link Purges}; never on a call's path.</li>
@@ -54,6 +66,12 @@ final class JdbcCallStore implements CallStore {
     private static final String SELECT = "SELECT " + CallRows.COLUMNS + " FROM " + TABLE;
     private static final Set<CallStatus> RECORDABLE = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
             CallStatus.DENIED);
+    /** The unique index that logs each step of a run once. */
+    static final String STEP_INDEX = "toolgate_call_step";
+    /** The unique index that lets each call be reverted once. */
+    static final String REVERTS_INDEX = "toolgate_call_reverts";
+    /** Attempts of a revert's claim that lost to a revert it then could not read (purged in between). */
+    private static final int REVERT_ATTEMPTS = 50;
 
     private final Db db;
     private final Admissions admissions;
@@ -70,6 +88,9 @@ final class JdbcCallStore implements CallStore {
     private final String expireDue;
     private final PickedRows interruptOverdue;
     private final String resolve;
+    private final PlainSql claimRevert;
+    private final String revertOf;
+    private final String markReverted;
     private final Purges purges;
 
     JdbcCallStore(Db db) {
@@ -106,10 +127,17 @@ final class JdbcCallStore implements CallStore {
         this.countPending = "SELECT COUNT(*) FROM " + TABLE + " WHERE session_id = :session_id AND " + pending;
         this.expireDue = "UPDATE " + TABLE + " SET status = 'expired', completed_at = " + now
                 + " WHERE status = 'proposed' AND expires_at <= " + now;
-        this.interruptOverdue = new PickedRows(db, "status = 'applying' AND outcome_due_at <= " + now, "outcome_due_at",
+        this.interruptOverdue = new PickedRows(db, TABLE, "status = 'applying' AND outcome_due_at <= " + now, "outcome_due_at",
                 "UPDATE " + TABLE + " SET status = 'interrupted', completed_at = " + now, CallRows.COLUMNS);
         this.resolve = "UPDATE " + TABLE + " SET status = :status, error = :error, completed_at = " + now
                 + " WHERE id = :id AND status = 'interrupted'";
+        String revert = "INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
+                + CallRows.values(now, ":expires_at", ":completed_at", now, Db.plusMicros(now, '+', "outcome_us")) + ")"
+                + (dialect == Dialect.POSTGRESQL ? " ON CONFLICT (reverts) WHERE reverts IS NOT NULL DO NOTHING" : "");
+        this.claimRevert = PlainSql.of(dialect.returning(revert, "created_at, applied_at, outcome_due_at"));
+        this.revertOf = SELECT + " WHERE reverts = :reverts";
+        this.markReverted = "UPDATE " + TABLE + " SET reverted_by = :revert_id"
+                + " WHERE id = :id AND status = 'applied' AND reverted_by IS NULL";
         this.purges = new Purges(db);
     }
 
@@ -128,8 +156,20 @@ final class JdbcCallStore implements CallStore {
         if (!RECORDABLE.contains(call.status())) {
             throw new IllegalArgumentException("record takes a finished call, not " + call.status());
         }
-        return db.withConnection(c -> record.queryFirst(c, p -> CallRows.bind(p, call).timestamp("now", db.clockInstant()),
-                rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build()).orElseThrow());
+        try {
+            return db.withConnection(c -> record.queryFirst(c, p -> CallRows.bind(p, call).timestamp("now", db.clockInstant()),
+                    rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build()).orElseThrow());
+        } catch (UnableToExecuteStatementException e) {
+            throw stepTakenOr(e, call);
+        }
+    }
+
+    /** {@link StepTakenException} if {@code e} is a second row for the step {@code call} is; else {@code e}. */
+    private static RuntimeException stepTakenOr(UnableToExecuteStatementException e, CallRecord call) {
+        if (call.executionId() != null && Db.violates(e, STEP_INDEX)) {
+            return new StepTakenException(call.executionId(), call.stepSeq());
+        }
+        return e;
     }
 
     @Override
@@ -173,16 +213,20 @@ final class JdbcCallStore implements CallStore {
                 .integer("max_pending", maxPendingPerSession)
                 .timestamp("now", db.clockInstant());
         PlainSql.Reader<CallRecord> stored = rs -> proposal.toBuilder().createdAt(Db.instant(rs, 1)).expiresAt(Db.instant(rs, 2)).build();
-        if (session == null) {
-            return new ProposeResult(ProposeResult.Status.PROPOSED,
-                    db.withConnection(c -> proposeAnywhere.queryFirst(c, binder, stored).orElseThrow()));
+        try {
+            if (session == null) {
+                return new ProposeResult(ProposeResult.Status.PROPOSED,
+                        db.withConnection(c -> proposeAnywhere.queryFirst(c, binder, stored).orElseThrow()));
+            }
+            return db.inTransaction(h -> {
+                sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
+                return proposeInSession.queryFirst(h.getConnection(), binder, stored)
+                        .map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
+                        .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
+            });
+        } catch (UnableToExecuteStatementException e) {
+            throw stepTakenOr(e, proposal); // the transaction was rolled back: nothing is stored
         }
-        return db.inTransaction(h -> {
-            sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
-            return proposeInSession.queryFirst(h.getConnection(), binder, stored)
-                    .map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
-                    .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
-        });
     }
 
     @Override
@@ -233,6 +277,45 @@ final class JdbcCallStore implements CallStore {
     }
 
     @Override
+    public ClaimResult claimRevert(CallRecord revert, Duration outcomeWithin) {
+        Objects.requireNonNull(revert.reverts(), "revert.reverts");
+        Objects.requireNonNull(outcomeWithin, "outcomeWithin");
+        CallRecord draft = revert.toBuilder().status(CallStatus.APPLYING).build();
+        PlainSql.Binder binder = p -> CallRows.bind(p, draft)
+                .number("outcome_us", Db.micros(outcomeWithin))
+                .timestamp("now", db.clockInstant());
+        for (int attempt = 1; attempt <= REVERT_ATTEMPTS; attempt++) {
+            Optional<CallRecord> claimed;
+            try {
+                claimed = db.withConnection(c -> claimRevert.queryFirst(c, binder, rs -> draft.toBuilder()
+                        .createdAt(Db.instant(rs, 1)).appliedAt(Db.instant(rs, 2)).outcomeDueAt(Db.instant(rs, 3)).build()));
+            } catch (UnableToExecuteStatementException e) {
+                if (!Db.violates(e, REVERTS_INDEX)) { // H2: another revert of the call is stored
+                    throw e;
+                }
+                claimed = Optional.empty();
+            }
+            if (claimed.isPresent()) {
+                return new ClaimResult(ClaimResult.Status.CLAIMED, claimed.get());
+            }
+            Optional<CallRecord> earlier = db.withHandle(h -> h.createQuery(revertOf).bind("reverts", revert.reverts())
+                    .map(CallRows.MAPPER).findOne());
+            if (earlier.isPresent()) {
+                return new ClaimResult(ClaimResult.Status.NOT_PENDING, earlier.get());
+            }
+            // the revert that won is not visible (H2: not committed yet) or was purged since: try again
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        throw new IllegalStateException("the revert of " + revert.reverts() + " could neither be stored nor read in "
+                + REVERT_ATTEMPTS + " attempts");
+    }
+
+    @Override
+    public boolean markReverted(String id, String revertId) {
+        return db.withHandle(h -> h.createUpdate(markReverted).bind("id", id).bind("revert_id", revertId).execute()) == 1;
+    }
+
+    @Override
     public boolean close(String id, Closure closure) {
         return db.withHandle(h -> h.createUpdate(close)
                 .bind("id", id)
@@ -271,14 +354,19 @@ final class JdbcCallStore implements CallStore {
         if (query.status() != null) {
             where.add("status = :status");
         }
+        if (query.executionId() != null) {
+            where.add("execution_id = :execution_id");
+        }
+        // a run's steps in order, on the step index; anything else newest first
         String sql = SELECT + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
-                + " ORDER BY created_at DESC, id LIMIT :limit";
+                + (query.executionId() != null ? " ORDER BY step_seq, id" : " ORDER BY created_at DESC, id") + " LIMIT :limit";
         return db.withHandle(h -> h.createQuery(sql)
                 .bind("tenant_id", query.tenantId())
                 .bind("session_id", query.sessionId())
                 .bind("principal", query.principalKey())
                 .bind("tool_name", query.toolName())
                 .bind("status", query.status() == null ? null : query.status().wireName())
+                .bind("execution_id", query.executionId())
                 .bind("limit", query.limit())
                 .map(CallRows.MAPPER)
                 .list());

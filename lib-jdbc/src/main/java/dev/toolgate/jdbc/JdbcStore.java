@@ -3,6 +3,7 @@ package dev.toolgate.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.ExecutionStore;
 import dev.toolgate.spi.PolicyStore;
 import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.spi.ToolgateStore;
@@ -22,9 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Durable Toolgate storage in a relational database through JDBI and HikariCP: the audit trail, the
- * proposal tokens, the per-principal budget and the policy overrides, shared by every instance of a
- * host that points at the same database. Embedded H2 is the zero-setup default; PostgreSQL is the
- * database for many instances.
+ * proposal tokens, the per-principal budget, the policy overrides and the runs of durable executions,
+ * shared by every instance of a host that points at the same database. Embedded H2 is the zero-setup
+ * default; PostgreSQL is the database for many instances.
  *
  * <pre>{@code
  * JdbcStore store = JdbcStore.builder()
@@ -47,16 +48,21 @@ import org.slf4j.LoggerFactory;
  * creates a pool, and never closes it; the data source must use READ COMMITTED (the default of H2 and
  * PostgreSQL) and autocommit.
  *
- * <p><b>Schema (version 2).</b> Tables are prefixed {@code toolgate_}: {@code toolgate_call} (the audit
+ * <p><b>Schema (version 3).</b> Tables are prefixed {@code toolgate_}: {@code toolgate_call} (the audit
  * trail, one row per call and one column per {@link dev.toolgate.audit.CallRecord} component; a
- * proposal's row is also its token, holding only the nonce's digest), {@code toolgate_budget} (one row
+ * proposal's row is also its token, holding only the nonce's digest; a step of a durable execution is a
+ * call row carrying its run's id and step number, unique per run, and a rollback's revert one naming
+ * the call it reverts, unique too), {@code toolgate_execution} (one row per run of a program, one column
+ * per {@link dev.toolgate.audit.ExecutionRecord} component), {@code toolgate_budget} (one row
  * per metered principal: the lock and the log of its latest admissions, newest first),
  * {@code toolgate_session} (one row per session that proposed: the lock behind the pending cap),
  * {@code toolgate_mode_override}, {@code toolgate_tool_review} and {@code toolgate_schema_version}. The
  * scripts {@code dev/toolgate/jdbc/schema/h2.sql} and {@code postgresql.sql} in this jar are plain SQL,
  * idempotent ({@code CREATE ... IF NOT EXISTS}, {@code ADD COLUMN IF NOT EXISTS}) and cumulative (run
- * on a version-1 database they upgrade it: see the README), and record their version. By default
- * ({@link SchemaMode#APPLY}) the store runs the script at every start. A host that manages its schema
+ * on a version-1 or version-2 database they upgrade it: version 3 adds four columns and two unique
+ * indexes to {@code toolgate_call} and the table {@code toolgate_execution}, rewriting no row; see the
+ * README), and record their version. By default ({@link SchemaMode#APPLY}) the store runs the script
+ * at every start. A host that manages its schema
  * itself, for example with Flyway, copies the script for its database unchanged into its migrations
  * (for example {@code db/migration/V7__toolgate.sql}; a later Toolgate version's script is cumulative
  * and idempotent and goes in as a new migration) and sets {@link SchemaMode#VALIDATE}, which checks the
@@ -80,19 +86,31 @@ import org.slf4j.LoggerFactory;
  * one durable insert (with the session's row lock when the pending cap applies). Apply's single use is
  * one durable guarded update ({@code proposed} to {@code applying}, only if unexpired by the store's
  * clock, setting when its outcome is due) whose row count decides the one winner. The outcome after
- * it ({@code applied} or {@code failed}) commits asynchronously on PostgreSQL. Every operation's
- * statements are listed in {@code JdbcCallStore} and the README.
+ * it ({@code applied} or {@code failed}) commits asynchronously on PostgreSQL.
+ *
+ * <p><b>Durable executions.</b> A run costs one durable insert to start ({@code toolgate_execution})
+ * and one update to finish it, committed asynchronously on PostgreSQL, plus its steps, each exactly
+ * what the same single call costs (a step is an ordinary call row: the unique index on
+ * {@code (execution_id, step_seq)} logs it once, adding no statement). A pause, an approval's resume
+ * and a takeover are one durable guarded update each ({@code WHERE id = ? AND status = ? [AND attempt
+ * = ?]}, the row count decides, so of concurrent approvals on every instance exactly one replays). A
+ * finish a database crash forgot leaves the run running with every step logged; after the quiet
+ * period the sweep takes it over, serves every step from the log and finishes it again. Every
+ * operation's statements are listed in {@code JdbcCallStore}, {@code JdbcExecutionStore} and the
+ * README.
  *
  * <p><b>Crashes.</b> A claim is never lost. If the outcome is (the instance died while the tool ran,
  * or a database crash forgot an outcome committed in its last fraction of a second), the call stays
  * {@code applying} until its outcome is due and is then marked {@code interrupted} (in doubt) by the
  * sweep ({@link CallStore#interruptOverdue}): it never reads applied without its outcome, and it is
- * never run again; an operator resolves it. On H2 the store sets the database's {@code WRITE_DELAY}
- * to 0 at start, so each commit is in the file before it returns and survives the process being
- * killed (not a power loss).
+ * never run again; an operator resolves it. A run whose instance died between steps reads running, and
+ * is taken over by a sweep once quiet; one whose step is in doubt ends interrupted, re-running
+ * nothing. On H2 the store sets the database's {@code WRITE_DELAY} to 0 at start, so each commit is in
+ * the file before it returns and survives the process being killed (not a power loss).
  *
- * <p><b>Retention.</b> {@link CallStore#purge} deletes finished calls, closed proposals, idle session
- * rows and idle budget rows in small batches, and {@link CallStore#endSession} a session's row: each
+ * <p><b>Retention.</b> {@link CallStore#purge} deletes finished calls, closed proposals (never a step
+ * of a run that is running or paused), idle session rows and idle budget rows in small batches,
+ * {@link ExecutionStore#purge} finished runs, and {@link CallStore#endSession} a session's row: each
  * batch picks its rows with {@code FOR UPDATE SKIP LOCKED} and re-checks them, so purges run safely on
  * every instance at once and never lose an admission, a proposal or an outcome that races them.
  *
@@ -116,6 +134,7 @@ public final class JdbcStore implements ToolgateStore {
     private final HikariDataSource ownedPool;
     private final JdbcCallStore calls;
     private final JdbcPolicyStore policies;
+    private final JdbcExecutionStore executions;
     private final String description;
 
     private JdbcStore(Db db, HikariDataSource ownedPool, String description) {
@@ -123,6 +142,7 @@ public final class JdbcStore implements ToolgateStore {
         this.ownedPool = ownedPool;
         this.calls = new JdbcCallStore(db);
         this.policies = new JdbcPolicyStore(db);
+        this.executions = new JdbcExecutionStore(db);
         this.description = description;
     }
 
@@ -140,6 +160,11 @@ public final class JdbcStore implements ToolgateStore {
     @Override
     public PolicyStore policies() {
         return policies;
+    }
+
+    @Override
+    public ExecutionStore executions() {
+        return executions;
     }
 
     /** Closes the pool the store created; a host's data source is left open. Idempotent. */

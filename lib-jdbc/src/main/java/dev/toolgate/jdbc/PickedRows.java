@@ -9,9 +9,10 @@ import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
- * A batch change ({@code UPDATE} or {@code DELETE}) of at most {@code :limit} rows of
- * {@code toolgate_call} that a query picks in order, safe for any number of concurrent callers on
- * every instance (the interrupt sweep and the call purges): each caller changes the rows it picked
+ * A batch change ({@code UPDATE} or {@code DELETE}) of at most {@code :limit} rows of one table
+ * ({@code toolgate_call}, {@code toolgate_execution}) that a query picks in order, safe for any number
+ * of concurrent callers on every instance (the interrupt sweep, the call purges, the run purge): each
+ * caller changes the rows it picked
  * and locked, skipping rows another caller holds ({@code FOR UPDATE SKIP LOCKED}), and the change
  * repeats the pick's condition, so a row that stopped qualifying while it was being picked (its
  * outcome committed, an operator resolved it) is left alone. Every writer that can make a row stop
@@ -44,14 +45,15 @@ final class PickedRows {
     private final String returning;
 
     /**
-     * @param condition what a row must satisfy, in SQL over the table's columns (unqualified)
+     * @param table     the table (its key column is {@code id})
+     * @param condition what a row must satisfy, in SQL over the table's columns (unqualified, or
+     *                  qualified with the table's name in a correlated subquery)
      * @param order     the pick's {@code ORDER BY} list
-     * @param change    {@code UPDATE toolgate_call SET ...} or {@code DELETE FROM toolgate_call}
+     * @param change    {@code UPDATE <table> SET ...} or {@code DELETE FROM <table>}
      * @param returning the columns to return for each changed row, or null for a count
      */
-    PickedRows(Db db, String condition, String order, String change, String returning) {
+    PickedRows(Db db, String table, String condition, String order, String change, String returning) {
         this.db = db;
-        String table = CallRows.TABLE;
         this.pick = "SELECT id FROM " + table + " WHERE " + condition + " ORDER BY " + order
                 + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         this.change = change;

@@ -126,6 +126,26 @@ final class PlainSql {
             return this;
         }
 
+        /** An {@code INTEGER} (null binds SQL NULL). */
+        Params integerOrNull(String name, Integer value) throws SQLException {
+            for (int position : at(name)) {
+                if (value == null) {
+                    statement.setNull(position, Types.INTEGER);
+                } else {
+                    statement.setInt(position, value);
+                }
+            }
+            return this;
+        }
+
+        /** A {@code BOOLEAN}. */
+        Params bool(String name, boolean value) throws SQLException {
+            for (int position : at(name)) {
+                statement.setBoolean(position, value);
+            }
+            return this;
+        }
+
         /** A {@code TIMESTAMP WITH TIME ZONE} (null binds SQL NULL). */
         Params timestamp(String name, Instant value) throws SQLException {
             for (int position : at(name)) {

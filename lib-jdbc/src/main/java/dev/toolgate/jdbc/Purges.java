@@ -18,7 +18,8 @@ import org.jdbi.v3.core.statement.Update;
  *   <li><b>Finished calls, closed proposals:</b> at most {@code limit} rows, oldest {@code completed_at}
  *       first, as {@link PickedRows}: concurrent purgers take different rows, and a row that changed
  *       while it was picked (a late outcome of an interrupted call sets a new {@code completed_at}) is
- *       kept.</li>
+ *       kept. Never a step of a run that is running or paused ({@code NOT EXISTS} on
+ *       {@code toolgate_execution}): its replay needs it.</li>
  *   <li><b>Idle budget and session rows:</b> one short transaction of two statements. The first
  *       selects at most {@code limit} idle rows {@code FOR UPDATE SKIP LOCKED}, skipping any row an
  *       admission or a proposal holds right now; the second deletes those of them that are still idle.
@@ -82,10 +83,16 @@ final class Purges {
         this.endSession = "DELETE FROM toolgate_session s WHERE s.session_id = :key AND NOT EXISTS (" + pendingIn + ")";
     }
 
-    /** Deletes calls of {@code statuses} completed before {@code :before}, oldest first. */
+    /**
+     * Deletes calls of {@code statuses} completed before {@code :before}, oldest first, except the steps
+     * of runs that are still running or paused: a replay answers them from the log. A run never becomes
+     * running or paused again once it is neither, so a step that passes the check can go.
+     */
     private static PickedRows deleteCalls(Db db, String statuses) {
-        return new PickedRows(db, "status IN (" + statuses + ") AND completed_at < :before", "completed_at",
-                "DELETE FROM " + CallRows.TABLE, null);
+        return new PickedRows(db, CallRows.TABLE, "status IN (" + statuses + ") AND completed_at < :before"
+                + " AND (execution_id IS NULL OR NOT EXISTS (SELECT 1 FROM " + ExecutionRows.TABLE + " e"
+                + " WHERE e.id = " + CallRows.TABLE + ".execution_id AND e.status IN ('running', 'paused')))",
+                "completed_at", "DELETE FROM " + CallRows.TABLE, null);
     }
 
     int purge(Purge kind, Instant before, int limit) {

@@ -231,6 +231,16 @@ abstract class ConcurrencyContract {
         Races.purgesRacingAdmissionsKeepTheBudget(List.of(store), THREADS, 8);
     }
 
+    @Test
+    void concurrentTransitionsOfARunHaveExactlyOneWinner() throws Exception {
+        Races.runTransitionsRace(List.of(store), 40, THREADS);
+    }
+
+    @Test
+    void concurrentRevertsOfACallClaimItOnce() throws Exception {
+        Races.revertClaimsRace(List.of(store), 20, THREADS);
+    }
+
     private interface Work {
         void run(int thread) throws Exception;
     }

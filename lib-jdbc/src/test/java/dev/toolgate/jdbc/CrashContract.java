@@ -8,10 +8,13 @@ import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ExecutionRecord;
+import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.audit.ToolCallEvent;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.TokenAlreadyUsedException;
+import dev.toolgate.json.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -25,6 +28,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -34,10 +38,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 10, with a real crash: a child JVM applies a token and is killed with SIGKILL
- * ({@link Process#destroyForcibly()}) while the tool runs. The claim it committed survives; the call
- * reads {@code applying} until its outcome is due, then the sweep marks it {@code interrupted} (in
- * doubt), operators find it, and nothing ever runs it again. Each database runs it through a subclass.
+ * Issues 10 and 11, with a real crash: a child JVM is killed with SIGKILL
+ * ({@link Process#destroyForcibly()}) inside a tool, and the test JVM (the parent, another instance on
+ * the same database) finds what it left. A token applied by the child: the claim it committed
+ * survives; the call reads {@code applying} until its outcome is due, then the sweep marks it
+ * {@code interrupted} (in doubt), operators find it, and nothing ever runs it again. A run whose
+ * paused step the child approved: killed while the replay goes on after the approved step, the run
+ * reads {@code running} with that step applied, and after the quiet period the parent's sweep takes
+ * it over, serves the approved step from the log and completes it; killed inside the approved step's
+ * tool, the step reads {@code interrupted} once due, and the run ends {@code interrupted} with nothing
+ * re-run. Each database runs it through a subclass.
  */
 abstract class CrashContract {
 
@@ -45,6 +55,8 @@ abstract class CrashContract {
     private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(10);
     /** The longest wait for the child to reach the tool (a JVM start, the store, the gate). */
     private static final Duration CHILD_START = Duration.ofSeconds(60);
+    /** How long a running run must be quiet before a sweep takes it over: the execution timeout and 30 s. */
+    private static final Duration QUIET = CHILD_TIMEOUT.plusSeconds(30);
 
     @TempDir
     Path dir;
@@ -60,7 +72,7 @@ abstract class CrashContract {
         String url = newDatabase(dir);
         ShiftedClock clock = new ShiftedClock();
         AtomicInteger parentExecutions = new AtomicInteger();
-        Parent parent = new Parent(url, clock, parentExecutions);
+        Parent parent = new Parent(url, clock, parentExecutions, new AtomicInteger());
         Proposal proposal;
         try {
             proposal = parent.gate().propose(CrashHost.context(), CrashHost.TOOL, "{\"key\":\"k1\",\"value\":\"v1\"}");
@@ -69,11 +81,11 @@ abstract class CrashContract {
             }
 
             Instant beforeChild = Instant.now();
-            String executing = runChildUntilKilledInsideTheTool(url, proposal.token());
+            String executing = runChildUntilKilledInsideATool(url, "apply", proposal.token(), Long.toString(CHILD_TIMEOUT.toMillis()));
             assertThat(executing).as("the child ran the proposal's call").isEqualTo(proposal.callId());
 
             if (oneProcessAtATime()) {
-                parent = new Parent(url, clock, parentExecutions);
+                parent = new Parent(url, clock, parentExecutions, new AtomicInteger());
             }
             CallRecord claimed = parent.gate().findCall(proposal.callId()).orElseThrow();
             assertThat(claimed.status()).as("the claim survived the kill; no outcome came").isEqualTo(CallStatus.APPLYING);
@@ -111,16 +123,121 @@ abstract class CrashContract {
         }
     }
 
+    @Test
+    void aRunWhoseProcessIsKilledInItsReplayIsTakenOverOnceQuietAndItsApprovedStepIsServedFromTheLog() throws Exception {
+        String url = newDatabase(dir);
+        ShiftedClock clock = new ShiftedClock();
+        AtomicInteger parentWrites = new AtomicInteger();
+        AtomicInteger parentReads = new AtomicInteger();
+        Parent parent = new Parent(url, clock, parentWrites, parentReads);
+        try {
+            String id = parent.gate().executions().start(CrashHost.context(), CrashHost.PROGRAM, "{}").executionId();
+            ExecutionRecord paused = parent.gate().executions().find(id).orElseThrow();
+            assertThat(paused.status()).isEqualTo(ExecutionStatus.PAUSED);
+            assertThat(paused.pendingSeq()).isEqualTo(2);
+            String approved = paused.pendingCallId();
+            if (oneProcessAtATime()) {
+                parent.close();
+            }
+
+            String executing = runChildUntilKilledInsideATool(url, "approve", id, Long.toString(CHILD_TIMEOUT.toMillis()), "read");
+            assertThat(executing).as("the child was in the read after the approved step").isNotEqualTo(approved);
+
+            if (oneProcessAtATime()) {
+                parent = new Parent(url, clock, parentWrites, parentReads);
+            }
+            ExecutionRecord running = parent.gate().executions().find(id).orElseThrow();
+            assertThat(running.status()).as("the child's replay holds the run").isEqualTo(ExecutionStatus.RUNNING);
+            assertThat(running.attempt()).isEqualTo(2);
+            List<CallRecord> steps = parent.gate().executions().steps(id);
+            assertThat(steps).extracting(CallRecord::status).as("step 3 never got logged")
+                    .containsExactly(CallStatus.EXECUTED, CallStatus.APPLIED);
+            assertThat(steps.get(1).id()).isEqualTo(approved);
+            assertThat(steps.get(1).appliedBy()).isEqualTo(PrincipalRef.of(CrashHost.OPERATOR));
+            assertThat(steps.get(1).resultJson()).isEqualTo("\"written k1\"");
+            assertThat(parent.gate().findCalls(CallQuery.latest(10).status(CallStatus.APPLYING))).as("nothing in doubt").isEmpty();
+
+            assertThat(parent.gate().sweep().interrupted()).isZero();
+            assertThat(parent.gate().executions().find(id).orElseThrow().attempt()).as("not quiet long enough").isEqualTo(2);
+            clock.shift(QUIET.plusSeconds(5));
+            parent.gate().sweep();
+
+            ExecutionRecord done = parent.gate().executions().find(id).orElseThrow();
+            assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(ExecutionStatus.COMPLETED);
+            assertThat(done.attempt()).as("taken over once").isEqualTo(3);
+            assertThat(Json.parse(done.resultJson()))
+                    .isEqualTo(Json.toTree(Map.of("before", "read k1", "written", "written k1", "after", "read k1")));
+            assertThat(parentWrites).as("the approved step was served from the log").hasValue(0);
+            assertThat(parentReads).as("step 1 at the start, step 3 in the takeover").hasValue(2);
+            assertThat(parent.gate().executions().steps(id)).extracting(CallRecord::status)
+                    .containsExactly(CallStatus.EXECUTED, CallStatus.APPLIED, CallStatus.EXECUTED);
+        } finally {
+            parent.close();
+        }
+    }
+
+    @Test
+    void aRunWhoseProcessIsKilledInsideTheApprovedStepEndsInterruptedAndNothingIsReRun() throws Exception {
+        String url = newDatabase(dir);
+        ShiftedClock clock = new ShiftedClock();
+        AtomicInteger parentWrites = new AtomicInteger();
+        AtomicInteger parentReads = new AtomicInteger();
+        Parent parent = new Parent(url, clock, parentWrites, parentReads);
+        try {
+            String id = parent.gate().executions().start(CrashHost.context(), CrashHost.PROGRAM, "{}").executionId();
+            String approved = parent.gate().executions().find(id).orElseThrow().pendingCallId();
+            if (oneProcessAtATime()) {
+                parent.close();
+            }
+
+            String executing = runChildUntilKilledInsideATool(url, "approve", id, Long.toString(CHILD_TIMEOUT.toMillis()), "write");
+            assertThat(executing).as("the child was inside the approved step").isEqualTo(approved);
+
+            if (oneProcessAtATime()) {
+                parent = new Parent(url, clock, parentWrites, parentReads);
+            }
+            assertThat(parent.gate().executions().find(id).orElseThrow().status()).isEqualTo(ExecutionStatus.RUNNING);
+            CallRecord claimed = parent.gate().findCall(approved).orElseThrow();
+            assertThat(claimed.status()).as("the claim survived the kill").isEqualTo(CallStatus.APPLYING);
+            assertThat(claimed.appliedBy()).isEqualTo(PrincipalRef.of(CrashHost.OPERATOR));
+            assertThat(claimed.outcomeDueAt()).isAfterOrEqualTo(claimed.appliedAt().plus(CHILD_TIMEOUT));
+
+            assertThat(parent.gate().sweep().interrupted()).as("not due yet").isZero();
+            assertThat(parent.gate().executions().find(id).orElseThrow().status()).isEqualTo(ExecutionStatus.RUNNING);
+            clock.shift(Duration.between(Instant.now(), claimed.outcomeDueAt()).plusSeconds(1));
+            assertThat(parent.gate().sweep().interrupted()).isEqualTo(1);
+            assertThat(parent.gate().findCall(approved).orElseThrow().status()).isEqualTo(CallStatus.INTERRUPTED);
+            clock.shift(QUIET.plusSeconds(5)); // the interruption was the run's last activity
+            parent.gate().sweep();
+
+            ExecutionRecord run = parent.gate().executions().find(id).orElseThrow();
+            assertThat(run.status()).isEqualTo(ExecutionStatus.INTERRUPTED);
+            assertThat(run.error()).contains("step 2").contains("in doubt");
+            assertThat(parent.gate().findCall(approved).orElseThrow().status()).as("left for an operator")
+                    .isEqualTo(CallStatus.INTERRUPTED);
+            assertThat(parent.gate().executions().steps(id)).extracting(CallRecord::status)
+                    .containsExactly(CallStatus.EXECUTED, CallStatus.INTERRUPTED);
+            assertThat(parentWrites).as("the step in doubt never ran again").hasValue(0);
+            assertThat(parentReads).as("only the start's read ran here").hasValue(1);
+            parent.gate().sweep();
+            assertThat(parentWrites).hasValue(0);
+        } finally {
+            parent.close();
+        }
+    }
+
     /**
-     * Starts the child on the test JVM's class path, waits (bounded) until it prints that it is inside
-     * the tool, kills it with SIGKILL, and returns the call id it printed. The child is killed in any
-     * case; its stderr is in every failure message.
+     * Starts the child on the test JVM's class path with {@code url} and {@code args}, waits (bounded) until
+     * it prints that it is inside a tool, kills it with SIGKILL, and returns the call id it printed. The
+     * child is killed in any case; its stderr is in every failure message.
      */
-    private String runChildUntilKilledInsideTheTool(String url, String token) throws Exception {
+    private String runChildUntilKilledInsideATool(String url, String... args) throws Exception {
         Path stderr = dir.resolve("child-stderr.txt");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrashHost.class.getName(),
-                url, token, Long.toString(CHILD_TIMEOUT.toMillis()))
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                CrashHost.class.getName(), url));
+        command.addAll(List.of(args));
+        Process child = new ProcessBuilder(command)
                 .redirectError(stderr.toFile())
                 .start();
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -189,9 +306,10 @@ abstract class CrashContract {
         private final List<ToolCallEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
         private boolean closed;
 
-        Parent(String url, Clock clock, AtomicInteger executions) {
+        Parent(String url, Clock clock, AtomicInteger executions, AtomicInteger reads) {
             this.store = JdbcStore.builder().url(url).poolSize(2).clock(clock).build();
-            this.gate = CrashHost.gate(store, CHILD_TIMEOUT, callId -> executions.incrementAndGet(), events::add);
+            this.gate = CrashHost.gate(store, CHILD_TIMEOUT, callId -> executions.incrementAndGet(),
+                    callId -> reads.incrementAndGet(), events::add);
         }
 
         JdbcStore store() {

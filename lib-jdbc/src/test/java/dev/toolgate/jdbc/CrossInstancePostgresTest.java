@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ExecutionRecord;
+import dev.toolgate.audit.ExecutionStatus;
+import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.testkit.Together;
@@ -14,10 +17,14 @@ import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.TokenAlreadyUsedException;
 import dev.toolgate.gate.TokenExpiredException;
+import dev.toolgate.execution.Program;
+import dev.toolgate.json.Json;
+import dev.toolgate.testkit.Notes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -182,6 +189,70 @@ class CrossInstancePostgresTest {
         assertThat(total).isEqualTo(proposals);
         assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.EXPIRED))).hasSize(proposals);
         assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.PROPOSED))).isEmpty();
+    }
+
+    /** Reads, adds the note named in the input (which needs consent), reads again; returns what the add said. */
+    private static final Program APPROVED = run -> {
+        String id = run.input().path("id").asString();
+        run.call("notes.list", Map.of());
+        String added = run.call("notes.add", Map.of("id", id, "text", "approved")).asString();
+        run.call("notes.list", Map.of("prefix", id));
+        return Map.of("id", id, "added", added);
+    };
+
+    /** An operator of the tenant: may approve any run's steps. */
+    private static final Principal OPERATOR = Principal.user("ops", Notes.READ, Notes.WRITE, "toolgate.approvals.manage");
+
+    @Test
+    void ofSixteenApprovalsOverFourInstancesExactlyOneReplaysEveryRoundAndNoStepRunsTwice() throws Exception {
+        List<Hosts> all = instances(b -> b.program("notes.approved", APPROVED));
+        CallContext writer = Hosts.ctx(Hosts.WRITER);
+        CallContext operator = Hosts.ctx(OPERATOR);
+        int rounds = 200;
+        int approvers = 16;
+        int doubleExecutions = 0;
+        long start = System.nanoTime();
+        for (int round = 0; round < rounds; round++) {
+            int before = mutations(all);
+            String id = all.get(round % INSTANCES).gate().executions()
+                    .start(writer, "notes.approved", "{\"id\":\"n" + round + "\"}").executionId();
+            List<String> outcomes = Together.run(approvers, t -> all.get(t % INSTANCES).gate().executions()
+                    .approve(operator, id, 2).status());
+            int executions = mutations(all) - before;
+            doubleExecutions += Math.max(0, executions - 1);
+
+            assertThat(outcomes).as("round %d: the approval that replayed", round).filteredOn("completed"::equals).hasSize(1);
+            assertThat(outcomes).as("round %d: the others", round).filteredOn("not_paused"::equals).hasSize(approvers - 1);
+            assertThat(executions).as("round %d: executions of the approved step", round).isEqualTo(1);
+            ExecutionRecord run = all.get((round + 1) % INSTANCES).gate().executions().find(id).orElseThrow();
+            assertThat(run.status()).as("round %d", round).isEqualTo(ExecutionStatus.COMPLETED);
+            assertThat(run.attempt()).as("round %d: started, then one replay", round).isEqualTo(2);
+            assertThat(Json.parse(run.resultJson())).as("round %d", round)
+                    .isEqualTo(Json.toTree(Map.of("id", "n" + round, "added", "added n" + round)));
+            assertThat(all.get(round % INSTANCES).gate().executions().steps(id)).extracting(CallRecord::status)
+                    .as("round %d", round).containsExactly(CallStatus.EXECUTED, CallStatus.APPLIED, CallStatus.EXECUTED);
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        System.out.printf("cross-instance approvals: %d rounds of %d approvals over %d instances in %d ms, %d double executions%n",
+                rounds, approvers, INSTANCES, millis, doubleExecutions);
+        assertThat(doubleExecutions).isZero();
+        assertThat(mutations(all)).isEqualTo(rounds);
+        assertThat(all.stream().mapToInt(h -> h.notes().reads.get()).sum()).as("two reads per run, none repeated")
+                .isEqualTo(2 * rounds);
+    }
+
+    private static int mutations(List<Hosts> hosts) {
+        return hosts.stream().mapToInt(h -> h.notes().mutations.get()).sum();
+    }
+
+    @Test
+    void runTransitionsFromFourInstancesAtOnceHaveExactlyOneWinner() throws Exception {
+        Races.runTransitionsRace(stores, 100, 16);
+    }
+
+    @Test
+    void revertClaimsFromFourInstancesAtOnceRevertEachCallOnce() throws Exception {
+        Races.revertClaimsRace(stores, 40, 16);
     }
 
     @Test

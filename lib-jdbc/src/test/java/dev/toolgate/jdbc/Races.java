@@ -6,6 +6,8 @@ import dev.toolgate.access.PrincipalKind;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ExecutionRecord;
+import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.BudgetLimit;
@@ -18,6 +20,7 @@ import dev.toolgate.spi.CallStore.Closure;
 import dev.toolgate.spi.CallStore.Completion;
 import dev.toolgate.spi.CallStore.ProposeResult;
 import dev.toolgate.spi.CallStore.Purge;
+import dev.toolgate.spi.ExecutionStore;
 import dev.toolgate.spi.ToolgateStore;
 import dev.toolgate.testkit.Together;
 import dev.toolgate.tool.Effect;
@@ -27,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -263,6 +267,184 @@ final class Races {
         }
         assertThat(Hosts.maxInAnyWindow(admissions, window)).isEqualTo(cap);
         assertThat(budgetPurges).as("the budget row was purged while admissions raced").isPositive();
+    }
+
+    /** What one caller of a run's transition got: the kind of transition it won, and the row it returned. */
+    private record Won(String kind, int thread, ExecutionRecord returned) {
+    }
+
+    /**
+     * The transitions of runs, from {@code threads} threads over every store at once, phase after phase:
+     * while a run is running at attempt {@code a}, threads race {@code takeOver(a)}, {@code pause(a)},
+     * {@code finish(a)}, {@code close(running)} and a stale {@code takeOver(a - 1)} / {@code finish(a - 1)};
+     * while it is paused on its call, they race {@code resume(call)}, {@code close(paused)}, a
+     * {@code resume} of another call and a {@code pause(a)}. In every phase at most one caller of a
+     * fenced transition ({@code takeOver}, {@code pause}, {@code finish}: they need the attempt) wins, at
+     * most one caller of a transition that changes the status ({@code pause}, {@code finish},
+     * {@code close}, {@code resume}) wins, somebody wins, and never a stale caller; the row then is what
+     * the winners did. ({@code close} names statuses, not an attempt, as the SPI says: a close may follow
+     * a takeover in the same phase, never precede it, as the takeover needs the run running.) A run goes
+     * on until a finish or a close wins (or for at most 8 phases). Every kind of transition wins somewhere.
+     */
+    static void runTransitionsRace(List<? extends ToolgateStore> stores, int rounds, int threads) throws Exception {
+        ExecutionStore first = stores.get(0).executions();
+        Map<String, Integer> kinds = new java.util.concurrent.ConcurrentHashMap<>();
+        for (int round = 0; round < rounds; round++) {
+            ExecutionRecord run = first.create(newRun());
+            String id = run.id();
+            for (int phase = 0; phase < 8; phase++) {
+                ExecutionRecord before = first.find(id).orElseThrow();
+                if (before.status().finished()) {
+                    break;
+                }
+                int a = before.attempt();
+                int seq = phase + 1;
+                boolean running = before.status() == ExecutionStatus.RUNNING;
+                String pendingCall = before.pendingCallId();
+                List<Won> results = Together.run(threads, t -> {
+                    ExecutionStore runs = stores.get(t % stores.size()).executions();
+                    jitter();
+                    if (running) {
+                        return switch (t % 5) {
+                            case 0 -> runs.takeOver(id, a).map(r -> new Won("takeOver", t, r)).orElse(null);
+                            case 1 -> runs.pause(id, a, seq, "call-" + t) ? new Won("pause", t, null) : null;
+                            case 2 -> runs.finish(id, a, ExecutionStatus.COMPLETED, "\"t" + t + "\"", null, List.of("by " + t))
+                                    ? new Won("finish", t, null) : null;
+                            case 3 -> runs.close(id, Set.of(ExecutionStatus.RUNNING), ExecutionStatus.INTERRUPTED, "closed by " + t)
+                                    ? new Won("closeRunning", t, null) : null;
+                            default -> runs.takeOver(id, a - 1).isPresent()
+                                    || runs.finish(id, a - 1, ExecutionStatus.FAILED, null, "stale", List.of())
+                                    ? new Won("stale", t, null) : null;
+                        };
+                    }
+                    return switch (t % 4) {
+                        case 0, 1 -> runs.resume(id, pendingCall).map(r -> new Won("resume", t, r)).orElse(null);
+                        case 2 -> runs.close(id, Set.of(ExecutionStatus.PAUSED), ExecutionStatus.REJECTED, "rejected by " + t)
+                                ? new Won("closePaused", t, null) : null;
+                        default -> runs.resume(id, "another-call").isPresent() || runs.pause(id, a, seq, "call-x")
+                                ? new Won("stale", t, null) : null;
+                    };
+                });
+                List<Won> won = results.stream().filter(java.util.Objects::nonNull).toList();
+                String phaseName = "round " + round + " phase " + phase + " (" + before.status() + " at attempt " + a + "): ";
+                assertThat(won).as(phaseName + "winners").isNotEmpty()
+                        .noneMatch(w -> w.kind().equals("stale"));
+                assertThat(won).as(phaseName + "winners of fenced transitions")
+                        .filteredOn(w -> Set.of("takeOver", "pause", "finish").contains(w.kind())).hasSizeLessThanOrEqualTo(1);
+                assertThat(won).as(phaseName + "winners of status changes")
+                        .filteredOn(w -> !w.kind().equals("takeOver")).hasSizeLessThanOrEqualTo(1);
+                won.forEach(w -> kinds.merge(w.kind(), 1, Integer::sum));
+                ExecutionRecord after = first.find(id).orElseThrow();
+                Won winner = won.stream().filter(w -> !w.kind().equals("takeOver")).findFirst().orElse(won.get(0));
+                boolean tookOver = won.stream().anyMatch(w -> w.kind().equals("takeOver"));
+                String where = phaseName + "won by " + won;
+                if (tookOver) {
+                    ExecutionRecord taken = won.stream().filter(w -> w.kind().equals("takeOver")).findFirst().orElseThrow().returned();
+                    assertThat(taken.status()).as(where).isEqualTo(ExecutionStatus.RUNNING);
+                    assertThat(taken.attempt()).as(where).isEqualTo(a + 1);
+                    assertThat(after.attempt()).as(where).isEqualTo(a + 1);
+                }
+                switch (winner.kind()) {
+                    case "takeOver", "resume" -> {
+                        assertThat(after.status()).as(where).isEqualTo(ExecutionStatus.RUNNING);
+                        assertThat(after.attempt()).as(where).isEqualTo(a + 1);
+                        assertThat(after.pendingCallId()).as(where).isNull();
+                        assertThat(winner.returned()).as("the row as it is now: " + where).isEqualTo(after);
+                    }
+                    case "pause" -> {
+                        assertThat(after.status()).as(where).isEqualTo(ExecutionStatus.PAUSED);
+                        assertThat(after.attempt()).as(where).isEqualTo(a);
+                        assertThat(after.pendingSeq()).as(where).isEqualTo(seq);
+                        assertThat(after.pendingCallId()).as(where).isEqualTo("call-" + winner.thread());
+                    }
+                    case "finish" -> {
+                        assertThat(after.status()).as(where).isEqualTo(ExecutionStatus.COMPLETED);
+                        assertThat(after.resultJson()).as(where).isEqualTo("\"t" + winner.thread() + "\"");
+                        assertThat(after.logs()).as(where).containsExactly("by " + winner.thread());
+                        assertThat(after.completedAt()).as(where).isNotNull();
+                    }
+                    case "closeRunning" -> {
+                        assertThat(after.status()).as(where).isEqualTo(ExecutionStatus.INTERRUPTED);
+                        assertThat(after.attempt()).as(where).isEqualTo(tookOver ? a + 1 : a);
+                        assertThat(after.error()).as(where).isEqualTo("closed by " + winner.thread());
+                    }
+                    case "closePaused" -> {
+                        assertThat(after.status()).as(where).isEqualTo(ExecutionStatus.REJECTED);
+                        assertThat(after.error()).as(where).isEqualTo("rejected by " + winner.thread());
+                        assertThat(after.pendingCallId()).as(where).isNull();
+                    }
+                    default -> throw new AssertionError("a stale transition won: " + where);
+                }
+            }
+        }
+        assertThat(kinds).as("every transition won somewhere")
+                .containsKeys("takeOver", "pause", "finish", "closeRunning", "resume", "closePaused");
+    }
+
+    /**
+     * {@code total} applied calls, each reverted by {@code threads} threads over every store at once
+     * (each thread goes through the calls in its own order): exactly one claim per call wins, every
+     * other gets NOT_PENDING with the winner's revert, and marking the call reverted is done once.
+     */
+    static void revertClaimsRace(List<? extends ToolgateStore> stores, int total, int threads) throws Exception {
+        CallStore first = stores.get(0).calls();
+        List<String> applied = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            CallRecord proposal = first.propose(proposal(null), Duration.ofMinutes(10), 1).record();
+            first.claim(proposal.id(), new Claim(ANN, null, null, Duration.ofMinutes(1)), null);
+            first.complete(proposal.id(), new Completion(CallStatus.APPLIED, "\"done\"", null, 1L));
+            applied.add(proposal.id());
+        }
+        Queue<ClaimResult> claims = new ConcurrentLinkedQueue<>();
+        Together.run(threads, t -> {
+            CallStore calls = stores.get(t % stores.size()).calls();
+            List<String> mine = new ArrayList<>(applied);
+            Collections.shuffle(mine, new java.util.Random(t));
+            for (String id : mine) {
+                claims.add(calls.claimRevert(revertOf(id), Duration.ofMinutes(1)));
+            }
+            return null;
+        });
+        Map<String, List<ClaimResult>> byCall = claims.stream().collect(Collectors.groupingBy(c -> c.record().reverts()));
+        assertThat(byCall).hasSize(total);
+        for (String id : applied) {
+            List<ClaimResult> results = byCall.get(id);
+            assertThat(results).hasSize(threads);
+            List<ClaimResult> won = results.stream().filter(c -> c.status() == ClaimResult.Status.CLAIMED).toList();
+            assertThat(won).as("claims of the revert of %s that won", id).hasSize(1);
+            String revert = won.get(0).record().id();
+            assertThat(results).filteredOn(c -> c.status() != ClaimResult.Status.CLAIMED)
+                    .allSatisfy(c -> {
+                        assertThat(c.status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
+                        assertThat(c.record().id()).isEqualTo(revert);
+                    });
+            assertThat(first.find(revert).orElseThrow().status()).isEqualTo(CallStatus.APPLYING);
+            assertThat(first.complete(revert, new Completion(CallStatus.APPLIED, "null", null, 1L))).isTrue();
+        }
+        List<String> marked = Together.run(threads, t -> {
+            CallStore calls = stores.get(t % stores.size()).calls();
+            String id = applied.get(t % total);
+            String revert = byCall.get(id).stream().filter(c -> c.status() == ClaimResult.Status.CLAIMED).findFirst()
+                    .orElseThrow().record().id();
+            return calls.markReverted(id, revert) ? id : null;
+        });
+        Map<String, Long> marks = marked.stream().filter(java.util.Objects::nonNull)
+                .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        assertThat(marks).as("each call is marked reverted once").allSatisfy((id, n) -> assertThat(n).isEqualTo(1L));
+        assertThat(marks).hasSize(Math.min(threads, total));
+    }
+
+    /** A revert of {@code callId} by ops, not yet stored. */
+    static CallRecord revertOf(String callId) {
+        return proposal(null).toBuilder().id(UUID.randomUUID().toString()).principal(OPS).status(CallStatus.APPLYING)
+                .tokenDigest(null).payloadJson(null).diffJson(null).summary("Revert: add a note").appliedBy(OPS)
+                .decisionReason("rollback").reverts(callId).build();
+    }
+
+    /** A new run of ann in acme, not yet stored. */
+    static ExecutionRecord newRun() {
+        return new ExecutionRecord(UUID.randomUUID().toString(), "notes.race", ANN, Set.of("notes.note.write"), "acme", "s1",
+                null, "java", false, "{}", ExecutionStatus.RUNNING, 1, null, null, null, null, null, null, null, List.of());
     }
 
     /**

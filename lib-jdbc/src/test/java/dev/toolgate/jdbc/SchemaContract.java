@@ -78,10 +78,21 @@ abstract class SchemaContract {
     void theQueriesHaveTheirIndexes() throws SQLException {
         String url = emptyDatabase("indexes");
         JdbcStore.builder().url(url).poolSize(1).build().close();
+        assertThat(indexes(url, "toolgate_call", false)).contains("toolgate_call_principal_time", "toolgate_call_session_time",
+                "toolgate_call_pending", "toolgate_call_tenant_time", "toolgate_call_session_pending", "toolgate_call_applying",
+                "toolgate_call_completed", "toolgate_call_step", "toolgate_call_reverts");
+        assertThat(indexes(url, "toolgate_call", true)).as("unique").contains("toolgate_call_step", "toolgate_call_reverts");
+        assertThat(indexes(url, "toolgate_execution", false)).contains("toolgate_execution_tenant_time",
+                "toolgate_execution_principal_time", "toolgate_execution_program_time", "toolgate_execution_status_time",
+                "toolgate_execution_running", "toolgate_execution_completed");
+    }
+
+    /** The names of the indexes of {@code table} (only the unique ones if {@code unique}), lower case. */
+    static List<String> indexes(String url, String table, boolean unique) throws SQLException {
         try (Connection c = DriverManager.getConnection(url)) {
             var names = new java.util.ArrayList<String>();
-            for (String table : new String[] {"toolgate_call", "TOOLGATE_CALL"}) {
-                try (ResultSet rs = c.getMetaData().getIndexInfo(null, c.getSchema(), table, false, false)) {
+            for (String name : new String[] {table, table.toUpperCase(java.util.Locale.ROOT)}) {
+                try (ResultSet rs = c.getMetaData().getIndexInfo(null, c.getSchema(), name, unique, false)) {
                     while (rs.next()) {
                         if (rs.getString("INDEX_NAME") != null) {
                             names.add(rs.getString("INDEX_NAME").toLowerCase(java.util.Locale.ROOT));
@@ -89,10 +100,66 @@ abstract class SchemaContract {
                     }
                 }
             }
-            assertThat(names).contains("toolgate_call_principal_time", "toolgate_call_session_time", "toolgate_call_pending",
-                    "toolgate_call_tenant_time", "toolgate_call_session_pending", "toolgate_call_applying",
-                    "toolgate_call_completed");
+            return names;
         }
+    }
+
+    @Test
+    void callsThatAreNeitherStepsNorRevertsNeverCollideOnTheUniqueIndexes() throws SQLException {
+        String url = emptyDatabase("nulls");
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(1).build()) {
+            for (int i = 0; i < 5; i++) {
+                store.calls().record(executed("plain-" + i));
+            }
+            store.calls().record(executed("step-1").toBuilder().executionId("run").stepSeq(1).build());
+            store.calls().record(executed("step-2").toBuilder().executionId("run").stepSeq(2).build());
+            store.calls().record(executed("other-run-1").toBuilder().executionId("another run").stepSeq(1).build());
+        }
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_call WHERE execution_id IS NULL AND reverts IS NULL")).isEqualTo(5);
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_call")).isEqualTo(8);
+    }
+
+    /** A finished read, not yet stored. */
+    private static CallRecord executed(String id) {
+        return CallRecord.builder().id(id).toolName("notes.list").effect(dev.toolgate.tool.Effect.READ).principal(USER)
+                .tenantId("acme").transport("java").status(CallStatus.EXECUTED).mode(dev.toolgate.policy.Mode.ALLOW)
+                .modeSource(dev.toolgate.policy.ModeSource.INFERRED_DEFAULT).argumentsHash("a".repeat(64)).resultJson("[]")
+                .build();
+    }
+
+    @Test
+    void aVersionTwoDatabaseIsUpgradedAndItsCallsAreNeitherStepsNorReverts() throws SQLException {
+        String url = emptyDatabase("upgrade_v2");
+        installVersion(url, 2);
+        Instant claimedAt = Instant.parse("2026-01-01T10:00:00Z");
+        // what a version-2 instance left: a finished apply and a pending proposal (version-2 columns only)
+        insertVersionOneCall(url, "finished", "applied", claimedAt, claimedAt.plusSeconds(1), null);
+        insertVersionOneCall(url, "pending", "proposed", null, null, Instant.now().plus(Duration.ofHours(1)));
+        assertThatThrownBy(() -> JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("version 2, older than version " + Schema.VERSION);
+
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).build()) {
+            CallRecord finished = store.calls().find("finished").orElseThrow();
+            assertThat(finished.status()).isEqualTo(CallStatus.APPLIED);
+            assertThat(finished.executionId()).isNull();
+            assertThat(finished.stepSeq()).isNull();
+            assertThat(finished.reverts()).isNull();
+            assertThat(finished.revertedBy()).isNull();
+            assertThat(store.calls().markReverted("finished", "a-revert")).isTrue();
+            assertThat(store.calls().find("finished").orElseThrow().revertedBy()).isEqualTo("a-revert");
+            assertThat(store.calls().claim("pending", new Claim(USER, null, null, Duration.ofMinutes(1)), null).status())
+                    .isEqualTo(ClaimResult.Status.CLAIMED);
+            var run = store.executions().create(new dev.toolgate.audit.ExecutionRecord("run-1", "p", USER,
+                    java.util.Set.of("r"), "acme", null, null, "java", false, "{}", dev.toolgate.audit.ExecutionStatus.RUNNING, 1,
+                    null, null, null, null, null, null, null, List.of()));
+            assertThat(store.executions().find("run-1")).contains(run);
+        }
+        JdbcStore.builder().url(url).poolSize(1).build().close();
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 2 and 3").isEqualTo(2);
+        assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
+        assertThat(indexes(url, "toolgate_call", true)).contains("toolgate_call_step", "toolgate_call_reverts");
+        JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build().close();
     }
 
     @Test
@@ -140,22 +207,27 @@ abstract class SchemaContract {
                     .isEqualTo(CallStatus.INTERRUPTED);
             assertThat(again.calls().find("pending").orElseThrow().status()).isEqualTo(CallStatus.APPLYING);
         }
-        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 1 and 2").isEqualTo(2);
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 1 and 3").isEqualTo(2);
         assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
         JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build().close();
     }
 
     /** Runs the version-1 script, as a version-1 instance installed it. */
     static void installVersionOne(String url) {
+        installVersion(url, 1);
+    }
+
+    /** Runs the script of an earlier {@code version}, as an instance of that version installed it. */
+    static void installVersion(String url, int version) {
         String database = url.startsWith("jdbc:h2:") ? "h2" : "postgresql";
-        String resource = "dev/toolgate/jdbc/schema/v1/" + database + ".sql";
+        String resource = "dev/toolgate/jdbc/schema/v" + version + "/" + database + ".sql";
         String script;
         try (InputStream in = SchemaContract.class.getClassLoader().getResourceAsStream(resource)) {
             script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException | NullPointerException e) {
             throw new IllegalStateException("cannot read " + resource, e);
         }
-        assertThat(script).contains("schema, version 1,");
+        assertThat(script).contains("schema, version " + version + ",");
         Jdbi.create(url).useHandle(h -> h.createScript(script).execute());
     }
 
