@@ -14,7 +14,6 @@ import dev.toolgate.policy.PermissionMode;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -27,7 +26,6 @@ import tools.jackson.databind.JsonNode;
 final class Attempt {
 
     private static final Logger LOG = LoggerFactory.getLogger(Executions.class);
-    private static final Set<ExecutionStatus> RUNNING = Set.of(ExecutionStatus.RUNNING);
 
     private final Wiring wiring;
     private final ExecutionRecord run;
@@ -125,7 +123,9 @@ final class Attempt {
             return finish(ExecutionStatus.INTERRUPTED, null, stop.getMessage(), lines);
         }
         if (stop instanceof Stop.Closed closed) {
-            wiring.runs().close(run.id(), RUNNING, closed.status, wiring.settings().redactor().redactText(closed.getMessage()));
+            // fenced by the attempt: a runner that lost the run changes nothing
+            wiring.runs().finish(run.id(), run.attempt(), closed.status, null,
+                    wiring.settings().redactor().redactText(closed.getMessage()), lines);
             return notPaused();
         }
         if (stop instanceof Stop.ApproverRefused refused) {

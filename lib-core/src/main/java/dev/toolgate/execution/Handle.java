@@ -41,6 +41,8 @@ import tools.jackson.databind.node.JsonNodeFactory;
  */
 final class Handle implements Run {
 
+    /** The most steps one run takes: its log is read back whole on every replay. */
+    static final int MAX_STEPS = 10_000;
     /** Lines of the run's log kept, and characters per line. */
     static final int MAX_LOG_LINES = 1_000;
     static final int MAX_LOG_LINE = 2_000;
@@ -119,6 +121,9 @@ final class Handle implements Run {
         }
         int step = ++seq;
         Objects.requireNonNull(tool, "tool");
+        if (step > MAX_STEPS) {
+            throw halt(new Stop.Refused(step, new IllegalStateException("a run takes at most " + MAX_STEPS + " steps")));
+        }
         JsonNode args;
         try {
             args = arguments == null ? JsonNodeFactory.instance.objectNode()

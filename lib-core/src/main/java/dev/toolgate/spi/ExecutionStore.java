@@ -59,8 +59,9 @@ public interface ExecutionStore {
     Optional<ExecutionRecord> takeOver(String id, int attempt);
 
     /**
-     * {@code RUNNING} at {@code attempt} to a finished status ({@code COMPLETED}, {@code FAILED} or
-     * {@code INTERRUPTED}) with its result or error and logs; sets {@code completedAt}.
+     * {@code RUNNING} at {@code attempt} to a finished status ({@code COMPLETED}, {@code FAILED},
+     * {@code INTERRUPTED}, or {@code REJECTED} or {@code EXPIRED} when a replay finds its pending step
+     * closed) with its result or error and logs; sets {@code completedAt}.
      *
      * @return false if the run was not running at that attempt; nothing changes then
      */

@@ -602,8 +602,9 @@ public final class InMemoryStore implements ToolgateStore {
         @Override
         public boolean finish(String id, int attempt, ExecutionStatus status, String resultJson, String error,
                               List<String> logs) {
-            if (status != ExecutionStatus.COMPLETED && status != ExecutionStatus.FAILED && status != ExecutionStatus.INTERRUPTED) {
-                throw new IllegalArgumentException("a run finishes as completed, failed or interrupted, not " + status);
+            if (status == ExecutionStatus.RUNNING || status == ExecutionStatus.PAUSED || status == ExecutionStatus.ROLLED_BACK) {
+                throw new IllegalArgumentException("a run finishes as completed, failed, interrupted, rejected or expired, not "
+                        + status);
             }
             return change(id, r -> r.status() == ExecutionStatus.RUNNING && r.attempt() == attempt,
                     r -> r.finishedAs(status, resultJson, error, logs, clock.instant())) != null;

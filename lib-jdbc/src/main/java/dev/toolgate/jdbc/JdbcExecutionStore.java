@@ -59,7 +59,7 @@ final class JdbcExecutionStore implements ExecutionStore {
     private static final String TABLE = ExecutionRows.TABLE;
     private static final String SELECT = "SELECT " + ExecutionRows.COLUMNS + " FROM " + TABLE;
     private static final Set<ExecutionStatus> FINISHES = EnumSet.of(ExecutionStatus.COMPLETED, ExecutionStatus.FAILED,
-            ExecutionStatus.INTERRUPTED);
+            ExecutionStatus.INTERRUPTED, ExecutionStatus.REJECTED, ExecutionStatus.EXPIRED);
 
     private final Db db;
     private final String now;
@@ -190,7 +190,7 @@ final class JdbcExecutionStore implements ExecutionStore {
     public boolean finish(String id, int attempt, ExecutionStatus status, String resultJson, String error, List<String> logs) {
         Objects.requireNonNull(status, "status");
         if (!FINISHES.contains(status)) {
-            throw new IllegalArgumentException("a run finishes as completed, failed or interrupted, not " + status);
+            throw new IllegalArgumentException("a run finishes as completed, failed, interrupted, rejected or expired, not " + status);
         }
         String lines = ExecutionRows.strings(logs == null ? List.of() : logs);
         return db.withConnection(c -> finish.update(c, p -> p

@@ -190,6 +190,7 @@ public interface ExecutionContract extends ContractCase {
         assertThat(outcomes).filteredOn("not_paused"::equals).hasSize(15);
         assertThat(fx().notes.mutations).hasValue(1);
         assertThat(gate.executions().steps(id)).extracting(CallRecord::stepSeq).containsExactly(1, 2, 3);
+        assertThat(run(gate, id).attempt()).as("resumed once").isEqualTo(2);
     }
 
     @Test

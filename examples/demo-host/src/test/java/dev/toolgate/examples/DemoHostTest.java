@@ -46,6 +46,10 @@ class DemoHostTest {
                 .contains("incident.create in AUTO -> applied card")
                 .contains("incident.delete in AUTO -> awaiting_operator")
                 .contains("rejected   incident.delete")
+                .contains("carol starts incident.escalate -> paused at step 2: Open HIGH incident")
+                .contains("alice approves -> the run replays (step 1 answered from its log) and is completed")
+                .contains("  step 3 reverted\n  step 2 reverted")
+                .contains("after the rollback: gone; the run is rolled_back")
                 .doesNotContain("unexpectedly allowed");
     }
 }
