@@ -3,6 +3,7 @@ package dev.toolgate.jdbc;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.ExecutionRecord;
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.StepTakenException;
@@ -92,9 +93,11 @@ final class JdbcCallStore implements CallStore {
     private final String revertOf;
     private final String markReverted;
     private final Purges purges;
+    private final JdbcExecutionStore runs;
 
-    JdbcCallStore(Db db) {
+    JdbcCallStore(Db db, JdbcExecutionStore runs) {
         this.db = db;
+        this.runs = runs;
         this.admissions = Admissions.forDialect(db);
         Dialect dialect = db.dialect();
         String now = db.nowSql();
@@ -156,11 +159,32 @@ final class JdbcCallStore implements CallStore {
         if (!RECORDABLE.contains(call.status())) {
             throw new IllegalArgumentException("record takes a finished call, not " + call.status());
         }
+        PlainSql.Binder binder = p -> CallRows.bind(p, call).timestamp("now", db.clockInstant());
+        PlainSql.Reader<CallRecord> stored = rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build();
         try {
-            return db.withConnection(c -> record.queryFirst(c, p -> CallRows.bind(p, call).timestamp("now", db.clockInstant()),
-                    rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build()).orElseThrow());
+            if (runs.unwritten(call.executionId())) {
+                return withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
+            }
+            return db.withConnection(c -> record.queryFirst(c, binder, stored).orElseThrow());
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, call);
+        }
+    }
+
+    /**
+     * The first step of a run created on this instance: the run's row and the step's, in one
+     * transaction (one commit); if it fails, the run stays unwritten.
+     */
+    private <R> R withRun(CallRecord step, org.jdbi.v3.core.HandleCallback<R, RuntimeException> write) {
+        ExecutionRecord[] written = {null};
+        try {
+            return db.inTransaction(h -> {
+                written[0] = runs.writeWith(h, step.executionId());
+                return write.withHandle(h);
+            });
+        } catch (RuntimeException e) {
+            runs.restore(written[0]);
+            throw e;
         }
     }
 
@@ -213,17 +237,23 @@ final class JdbcCallStore implements CallStore {
                 .integer("max_pending", maxPendingPerSession)
                 .timestamp("now", db.clockInstant());
         PlainSql.Reader<CallRecord> stored = rs -> proposal.toBuilder().createdAt(Db.instant(rs, 1)).expiresAt(Db.instant(rs, 2)).build();
+        boolean withRun = runs.unwritten(proposal.executionId());
         try {
-            if (session == null) {
+            if (session == null && !withRun) {
                 return new ProposeResult(ProposeResult.Status.PROPOSED,
                         db.withConnection(c -> proposeAnywhere.queryFirst(c, binder, stored).orElseThrow()));
             }
-            return db.inTransaction(h -> {
+            if (session == null) {
+                return withRun(proposal, h -> new ProposeResult(ProposeResult.Status.PROPOSED,
+                        proposeAnywhere.queryFirst(h.getConnection(), binder, stored).orElseThrow()));
+            }
+            org.jdbi.v3.core.HandleCallback<ProposeResult, RuntimeException> inSession = h -> {
                 sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
                 return proposeInSession.queryFirst(h.getConnection(), binder, stored)
                         .map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
                         .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
-            });
+            };
+            return withRun ? withRun(proposal, inSession) : db.inTransaction(inSession);
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, proposal); // the transaction was rolled back: nothing is stored
         }

@@ -4,17 +4,20 @@ import dev.toolgate.audit.ExecutionQuery;
 import dev.toolgate.audit.ExecutionRecord;
 import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.spi.ExecutionStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Update;
-import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
 /**
  * The runs of durable executions in {@code toolgate_execution}; their steps are rows of
@@ -26,8 +29,13 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  * changed. Costs (PostgreSQL, 2 cores, loopback: a durable commit about 0.3-0.45 ms):
  *
  * <ul>
- *   <li>{@link #create}: one durable insert: a run's start is never lost, so a run whose instance
- *       dies before its first step is taken over, not forgotten.</li>
+ *   <li>{@link #create}: no commit of its own. The run is written in the same transaction as its
+ *       first step (by {@link JdbcCallStore}), so a run costs no commit to start: the step's commit
+ *       is durable, and carries the run. Until then it exists on this instance only ({@link #find}
+ *       sees it, other instances do not, which is what they need: there is nothing to resume before
+ *       the first step). Any change of its state before that writes it first. A run whose instance
+ *       dies before its first step leaves nothing behind; nothing had happened. Its times are the
+ *       store's at {@code create} (one read of the database's clock, no commit).</li>
  *   <li>{@link #pause}: one durable guarded update ({@code running} at the attempt to {@code paused}
  *       on the step's proposal). Durable: the inbox shows the proposal, and an approval must find the
  *       run paused on it.</li>
@@ -71,15 +79,23 @@ final class JdbcExecutionStore implements ExecutionStore {
     private final String stalled;
     private final String pausedOnClosedSteps;
     private final PickedRows purge;
+    /**
+     * Runs created on this instance and not written yet, by id: each is written with its first step,
+     * or before its first change. Entries of runs that never got that far (their attempt died of an
+     * {@code Error}) are dropped after {@link #UNWRITTEN_AGE}.
+     */
+    private final Map<String, ExecutionRecord> unwritten = new ConcurrentHashMap<>();
+    private static final Duration UNWRITTEN_AGE = Duration.ofHours(1);
+    private static final int UNWRITTEN_SWEEP_SIZE = 1_000;
 
     JdbcExecutionStore(Db db) {
         this.db = db;
         Dialect dialect = db.dialect();
         this.now = db.nowSql();
-        this.create = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + ExecutionRows.COLUMNS + ") VALUES ("
+        this.create = PlainSql.of("INSERT INTO " + TABLE + " (" + ExecutionRows.COLUMNS + ") VALUES ("
                 + ":id, :program, :principal, :principal_rules, :tenant_id, :session_id, :automation_id, :transport,"
-                + " :auto_approve, :input_json, :status, :attempt, :pending_seq, :pending_call_id, " + now + ", " + now + ","
-                + " NULL, :result_json, :error, :logs)", "created_at, updated_at"));
+                + " :auto_approve, :input_json, :status, :attempt, :pending_seq, :pending_call_id, :created_at, :updated_at,"
+                + " NULL, :result_json, :error, :logs)");
         this.pause = PlainSql.of("UPDATE " + TABLE + " SET status = 'paused', pending_seq = :seq, pending_call_id = :call_id,"
                 + " updated_at = " + now + " WHERE id = :id AND status = 'running' AND attempt = :attempt");
         this.resume = PlainSql.of(dialect.returning("UPDATE " + TABLE + " SET status = 'running', attempt = attempt + 1,"
@@ -110,16 +126,69 @@ final class JdbcExecutionStore implements ExecutionStore {
         if (run.status() != ExecutionStatus.RUNNING || run.attempt() != 1) {
             throw new IllegalArgumentException("a new run is running at attempt 1, not " + run.status() + " at " + run.attempt());
         }
-        try {
-            return db.withConnection(c -> create.queryFirst(c,
-                    p -> ExecutionRows.bind(p, run).timestamp("now", db.clockInstant()),
-                    rs -> run.at(Db.instant(rs, 1), Db.instant(rs, 2))).orElseThrow());
-        } catch (UnableToExecuteStatementException e) {
-            if (Db.isUniqueViolation(e)) {
-                throw new IllegalStateException("duplicate execution id " + run.id(), e);
+        Instant at = db.currentTime();
+        ExecutionRecord created = run.at(at, at);
+        if (unwritten.size() >= UNWRITTEN_SWEEP_SIZE) {
+            Instant old = at.minus(UNWRITTEN_AGE);
+            unwritten.values().removeIf(r -> r.createdAt().isBefore(old));
+        }
+        if (unwritten.putIfAbsent(run.id(), created) != null) {
+            throw new IllegalStateException("duplicate execution id " + run.id());
+        }
+        return created;
+    }
+
+    /** True if the run {@code id} was created on this instance and is not written yet. */
+    boolean unwritten(String id) {
+        return id != null && unwritten.containsKey(id);
+    }
+
+    /**
+     * Writes the run {@code id} if it is still unwritten, in the transaction open on {@code handle}
+     * (a step's, which then carries it). The caller calls {@link #restore} if that transaction fails.
+     *
+     * @return the run written, or null if there was nothing to write
+     */
+    ExecutionRecord writeWith(Handle handle, String id) {
+        ExecutionRecord run = unwritten.remove(id);
+        if (run != null) {
+            try {
+                insert(handle.getConnection(), run);
+            } catch (java.sql.SQLException e) {
+                throw new org.jdbi.v3.core.statement.UnableToExecuteStatementException("cannot write run " + id, e, null);
             }
+        }
+        return run;
+    }
+
+    /** Puts back a run whose write was rolled back with its step's transaction. */
+    void restore(ExecutionRecord run) {
+        if (run != null) {
+            unwritten.putIfAbsent(run.id(), run);
+        }
+    }
+
+    /** Writes the run {@code id} on its own if it is still unwritten: before any change of its state. */
+    private void writeIfUnwritten(String id) {
+        ExecutionRecord run = id == null ? null : unwritten.remove(id);
+        if (run == null) {
+            return;
+        }
+        try {
+            db.withConnection(c -> {
+                insert(c, run);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            unwritten.putIfAbsent(run.id(), run);
             throw e;
         }
+    }
+
+    private void insert(java.sql.Connection connection, ExecutionRecord run) throws java.sql.SQLException {
+        create.update(connection, p -> ExecutionRows.bind(p, run)
+                .timestamp("created_at", run.createdAt())
+                .timestamp("updated_at", run.updatedAt()));
     }
 
     @Override
@@ -127,12 +196,17 @@ final class JdbcExecutionStore implements ExecutionStore {
         if (id == null) {
             return Optional.empty();
         }
+        ExecutionRecord local = unwritten.get(id);
+        if (local != null) {
+            return Optional.of(local);
+        }
         return db.withHandle(h -> h.createQuery(SELECT + " WHERE id = :id").bind("id", id).map(ExecutionRows.MAPPER).findOne());
     }
 
     @Override
     public List<ExecutionRecord> query(ExecutionQuery query) {
         Objects.requireNonNull(query, "query");
+        List.copyOf(unwritten.keySet()).forEach(this::writeIfUnwritten); // a listing sees every run this instance knows
         List<String> where = new ArrayList<>();
         if (query.tenantId() != null) {
             where.add("tenant_id = :tenant_id");
@@ -161,6 +235,7 @@ final class JdbcExecutionStore implements ExecutionStore {
     @Override
     public boolean pause(String id, int attempt, int seq, String callId) {
         Objects.requireNonNull(callId, "callId");
+        writeIfUnwritten(id);
         return db.withConnection(c -> pause.update(c, p -> p
                 .string("id", id)
                 .integer("attempt", attempt)
@@ -172,6 +247,7 @@ final class JdbcExecutionStore implements ExecutionStore {
     @Override
     public Optional<ExecutionRecord> resume(String id, String callId) {
         Objects.requireNonNull(callId, "callId");
+        writeIfUnwritten(id);
         return db.withConnection(c -> resume.queryFirst(c, p -> p
                 .string("id", id)
                 .string("call_id", callId)
@@ -180,6 +256,7 @@ final class JdbcExecutionStore implements ExecutionStore {
 
     @Override
     public Optional<ExecutionRecord> takeOver(String id, int attempt) {
+        writeIfUnwritten(id);
         return db.withConnection(c -> takeOver.queryFirst(c, p -> p
                 .string("id", id)
                 .integer("attempt", attempt)
@@ -189,6 +266,7 @@ final class JdbcExecutionStore implements ExecutionStore {
     @Override
     public boolean finish(String id, int attempt, ExecutionStatus status, String resultJson, String error, List<String> logs) {
         Objects.requireNonNull(status, "status");
+        writeIfUnwritten(id);
         if (!FINISHES.contains(status)) {
             throw new IllegalArgumentException("a run finishes as completed, failed, interrupted, rejected or expired, not " + status);
         }
@@ -210,6 +288,7 @@ final class JdbcExecutionStore implements ExecutionStore {
         if (from.isEmpty()) {
             return false;
         }
+        writeIfUnwritten(id);
         List<String> statuses = ExecutionRows.wireNames(from);
         String in = IntStream.range(0, statuses.size()).mapToObj(i -> ":f" + i).collect(Collectors.joining(", "));
         String sql = "UPDATE " + TABLE + " SET status = :to, error = COALESCE(CAST(:error AS VARCHAR), error),"
@@ -234,11 +313,16 @@ final class JdbcExecutionStore implements ExecutionStore {
         if (limit == 0) {
             return List.of();
         }
-        return db.withHandle(h -> h.createQuery(stalled)
+        // runs of this instance that never logged a step count too (their program is quiet before its first call)
+        List<ExecutionRecord> found = new ArrayList<>(unwritten.values().stream()
+                .filter(r -> r.updatedAt().isBefore(quietSince)).toList());
+        found.addAll(db.withHandle(h -> h.createQuery(stalled)
                 .bind("quiet", Db.timestamp(quietSince))
                 .bind("limit", limit)
                 .map(ExecutionRows.MAPPER)
-                .list());
+                .list()));
+        found.sort(java.util.Comparator.comparing(ExecutionRecord::updatedAt).thenComparing(ExecutionRecord::id));
+        return found.size() > limit ? List.copyOf(found.subList(0, limit)) : found;
     }
 
     @Override

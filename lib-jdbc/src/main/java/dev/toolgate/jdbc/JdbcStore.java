@@ -88,8 +88,9 @@ import org.slf4j.LoggerFactory;
  * clock, setting when its outcome is due) whose row count decides the one winner. The outcome after
  * it ({@code applied} or {@code failed}) commits asynchronously on PostgreSQL.
  *
- * <p><b>Durable executions.</b> A run costs one durable insert to start ({@code toolgate_execution})
- * and one update to finish it, committed asynchronously on PostgreSQL, plus its steps, each exactly
+ * <p><b>Durable executions.</b> A run costs one update to finish it, committed asynchronously on
+ * PostgreSQL, and its row in {@code toolgate_execution}, written in the transaction of its first step
+ * (no commit of its own), plus its steps, each exactly
  * what the same single call costs (a step is an ordinary call row: the unique index on
  * {@code (execution_id, step_seq)} logs it once, adding no statement). A pause, an approval's resume
  * and a takeover are one durable guarded update each ({@code WHERE id = ? AND status = ? [AND attempt
@@ -140,9 +141,9 @@ public final class JdbcStore implements ToolgateStore {
     private JdbcStore(Db db, HikariDataSource ownedPool, String description) {
         this.db = db;
         this.ownedPool = ownedPool;
-        this.calls = new JdbcCallStore(db);
-        this.policies = new JdbcPolicyStore(db);
         this.executions = new JdbcExecutionStore(db);
+        this.calls = new JdbcCallStore(db, executions);
+        this.policies = new JdbcPolicyStore(db);
         this.description = description;
     }
 

@@ -292,6 +292,8 @@ final class Races {
         for (int round = 0; round < rounds; round++) {
             ExecutionRecord run = first.create(newRun());
             String id = run.id();
+            // a run reaches the database with its first step, as every run that others can act on does
+            stores.get(0).calls().record(firstStep(id));
             for (int phase = 0; phase < 8; phase++) {
                 ExecutionRecord before = first.find(id).orElseThrow();
                 if (before.status().finished()) {
@@ -439,6 +441,13 @@ final class Races {
         return proposal(null).toBuilder().id(UUID.randomUUID().toString()).principal(OPS).status(CallStatus.APPLYING)
                 .tokenDigest(null).payloadJson(null).diffJson(null).summary("Revert: add a note").appliedBy(OPS)
                 .decisionReason("rollback").reverts(callId).build();
+    }
+
+    /** A finished first step of the run {@code executionId}, not yet stored. */
+    static CallRecord firstStep(String executionId) {
+        return proposal(null).toBuilder().status(CallStatus.EXECUTED).effect(Effect.READ).toolName("notes.list")
+                .tokenDigest(null).payloadJson(null).diffJson(null).summary(null).resultJson("{}")
+                .executionId(executionId).stepSeq(1).build();
     }
 
     /** A new run of ann in acme, not yet stored. */

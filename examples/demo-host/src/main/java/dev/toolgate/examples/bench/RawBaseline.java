@@ -112,7 +112,10 @@ final class RawBaseline implements AutoCloseable {
         return byPrincipal;
     }
 
-    /** The {@code CREATE} statements of {@code toolgate_call} and its indexes, renamed to {@link #TABLE}. */
+    /**
+     * The statements that shape {@code toolgate_call} and its indexes ({@code CREATE}, and the
+     * {@code ALTER TABLE}s later schema versions add), in script order, renamed to {@link #TABLE}.
+     */
     private static List<String> callTableStatements(String script) {
         List<String> out = new ArrayList<>();
         StringBuilder sql = new StringBuilder();
@@ -123,7 +126,7 @@ final class RawBaseline implements AutoCloseable {
         }
         for (String statement : sql.toString().split(";")) {
             String s = statement.trim();
-            if (s.startsWith("CREATE") && s.matches("(?s).*\\btoolgate_call\\b.*")) {
+            if ((s.startsWith("CREATE") || s.startsWith("ALTER")) && s.matches("(?s).*\\btoolgate_call\\b.*")) {
                 out.add(s.replace("toolgate_call", TABLE));
             }
         }
