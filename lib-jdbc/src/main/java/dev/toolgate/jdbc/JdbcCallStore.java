@@ -94,6 +94,14 @@ final class JdbcCallStore implements CallStore {
     private final String markReverted;
     private final Purges purges;
     private final JdbcExecutionStore runs;
+    /**
+     * PostgreSQL: the first step of a run created on this instance and the run's row in one statement
+     * ({@code WITH run AS (INSERT ...) INSERT ...}), one round trip and one commit; null on H2, where
+     * the two inserts share a transaction instead.
+     */
+    private final PlainSql recordWithRun;
+    private final PlainSql proposeAnywhereWithRun;
+    private final PlainSql proposeInSessionWithRun;
 
     JdbcCallStore(Db db, JdbcExecutionStore runs) {
         this.db = db;
@@ -142,6 +150,11 @@ final class JdbcCallStore implements CallStore {
         this.markReverted = "UPDATE " + TABLE + " SET reverted_by = :revert_id"
                 + " WHERE id = :id AND status = 'applied' AND reverted_by IS NULL";
         this.purges = new Purges(db);
+        boolean postgres = dialect == Dialect.POSTGRESQL;
+        String withRun = "WITH toolgate_new_run AS (" + runs.insertSql("run_") + ") ";
+        this.recordWithRun = postgres ? PlainSql.of(withRun + record.named()) : null;
+        this.proposeAnywhereWithRun = postgres ? PlainSql.of(withRun + proposeAnywhere.named()) : null;
+        this.proposeInSessionWithRun = postgres ? PlainSql.of(withRun + proposeInSession.named()) : null;
     }
 
     @Override
@@ -163,11 +176,37 @@ final class JdbcCallStore implements CallStore {
         PlainSql.Reader<CallRecord> stored = rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build();
         try {
             if (runs.unwritten(call.executionId())) {
+                if (recordWithRun != null) {
+                    return db.withConnection(c -> inOneStatement(c, call, recordWithRun, record, binder, stored))
+                            .orElseThrow();
+                }
                 return withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
             }
             return db.withConnection(c -> record.queryFirst(c, binder, stored).orElseThrow());
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, call);
+        }
+    }
+
+    /**
+     * PostgreSQL: the run's insert and the step's in one statement on {@code connection} ({@code plain}
+     * alone if the run was written meanwhile by a change of its state); the run stays unwritten if the
+     * statement fails.
+     */
+    private <R> Optional<R> inOneStatement(java.sql.Connection connection, CallRecord step, PlainSql combined, PlainSql plain,
+                                           PlainSql.Binder binder, PlainSql.Reader<R> reader) {
+        ExecutionRecord run = runs.takeUnwritten(step.executionId());
+        if (run == null) {
+            return plain.queryFirst(connection, binder, reader);
+        }
+        try {
+            return combined.queryFirst(connection, p -> {
+                binder.bind(p);
+                runs.bindInsert(p.prefixed("run_"), run);
+            }, reader);
+        } catch (RuntimeException e) {
+            runs.restore(run);
+            throw e;
         }
     }
 
@@ -244,16 +283,23 @@ final class JdbcCallStore implements CallStore {
                         db.withConnection(c -> proposeAnywhere.queryFirst(c, binder, stored).orElseThrow()));
             }
             if (session == null) {
+                if (proposeAnywhereWithRun != null) {
+                    return new ProposeResult(ProposeResult.Status.PROPOSED, db.withConnection(c ->
+                            inOneStatement(c, proposal, proposeAnywhereWithRun, proposeAnywhere, binder, stored)).orElseThrow());
+                }
                 return withRun(proposal, h -> new ProposeResult(ProposeResult.Status.PROPOSED,
                         proposeAnywhere.queryFirst(h.getConnection(), binder, stored).orElseThrow()));
             }
+            boolean oneStatement = withRun && proposeInSessionWithRun != null;
             org.jdbi.v3.core.HandleCallback<ProposeResult, RuntimeException> inSession = h -> {
                 sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
-                return proposeInSession.queryFirst(h.getConnection(), binder, stored)
-                        .map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
+                Optional<CallRecord> inserted = oneStatement
+                        ? inOneStatement(h.getConnection(), proposal, proposeInSessionWithRun, proposeInSession, binder, stored)
+                        : proposeInSession.queryFirst(h.getConnection(), binder, stored);
+                return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
                         .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
             };
-            return withRun ? withRun(proposal, inSession) : db.inTransaction(inSession);
+            return withRun && !oneStatement ? withRun(proposal, inSession) : db.inTransaction(inSession);
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, proposal); // the transaction was rolled back: nothing is stored
         }

@@ -34,8 +34,8 @@ import org.jdbi.v3.core.statement.Update;
  *       is durable, and carries the run. Until then it exists on this instance only ({@link #find}
  *       sees it, other instances do not, which is what they need: there is nothing to resume before
  *       the first step). Any change of its state before that writes it first. A run whose instance
- *       dies before its first step leaves nothing behind; nothing had happened. Its times are the
- *       store's at {@code create} (one read of the database's clock, no commit).</li>
+ *       dies before its first step leaves nothing behind; nothing had happened. Its stored times are
+ *       the database's when it is written (an injected clock's at {@code create}).</li>
  *   <li>{@link #pause}: one durable guarded update ({@code running} at the attempt to {@code paused}
  *       on the step's proposal). Durable: the inbox shows the proposal, and an approval must find the
  *       run paused on it.</li>
@@ -92,10 +92,7 @@ final class JdbcExecutionStore implements ExecutionStore {
         this.db = db;
         Dialect dialect = db.dialect();
         this.now = db.nowSql();
-        this.create = PlainSql.of("INSERT INTO " + TABLE + " (" + ExecutionRows.COLUMNS + ") VALUES ("
-                + ":id, :program, :principal, :principal_rules, :tenant_id, :session_id, :automation_id, :transport,"
-                + " :auto_approve, :input_json, :status, :attempt, :pending_seq, :pending_call_id, :created_at, :updated_at,"
-                + " NULL, :result_json, :error, :logs)");
+        this.create = PlainSql.of(insertSql(""));
         this.pause = PlainSql.of("UPDATE " + TABLE + " SET status = 'paused', pending_seq = :seq, pending_call_id = :call_id,"
                 + " updated_at = " + now + " WHERE id = :id AND status = 'running' AND attempt = :attempt");
         this.resume = PlainSql.of(dialect.returning("UPDATE " + TABLE + " SET status = 'running', attempt = attempt + 1,"
@@ -120,13 +117,39 @@ final class JdbcExecutionStore implements ExecutionStore {
                 "completed_at", "DELETE FROM " + TABLE, null);
     }
 
+    /**
+     * The {@code INSERT} of a run, its parameters named with {@code prefix} (but {@code :now}), so it
+     * can go in front of a step's insert in one statement: {@code WITH run AS (<this>) INSERT ...}.
+     */
+    String insertSql(String prefix) {
+        String p = ":" + prefix;
+        String created = "COALESCE(CAST(" + p + "created_at AS TIMESTAMP WITH TIME ZONE), " + now + ")";
+        return "INSERT INTO " + TABLE + " (" + ExecutionRows.COLUMNS + ") VALUES ("
+                + p + "id, " + p + "program, " + p + "principal, " + p + "principal_rules, " + p + "tenant_id, "
+                + p + "session_id, " + p + "automation_id, " + p + "transport, " + p + "auto_approve, " + p + "input_json, "
+                + p + "status, " + p + "attempt, " + p + "pending_seq, " + p + "pending_call_id, " + created + ", " + created
+                + ", NULL, " + p + "result_json, " + p + "error, " + p + "logs)";
+    }
+
+    /** Binds the parameters of {@link #insertSql} for {@code run} (named with the params' prefix). */
+    void bindInsert(PlainSql.Params params, ExecutionRecord run) throws java.sql.SQLException {
+        ExecutionRows.bind(params, run).timestamp("created_at", db.clockInstant() == null ? null : run.createdAt());
+    }
+
+    /** Takes the run {@code id} off the unwritten runs, to be written by the caller's statement; null if written. */
+    ExecutionRecord takeUnwritten(String id) {
+        return id == null ? null : unwritten.remove(id);
+    }
+
     @Override
     public ExecutionRecord create(ExecutionRecord run) {
         Objects.requireNonNull(run, "run");
         if (run.status() != ExecutionStatus.RUNNING || run.attempt() != 1) {
             throw new IllegalArgumentException("a new run is running at attempt 1, not " + run.status() + " at " + run.attempt());
         }
-        Instant at = db.currentTime();
+        // the store's time when a clock is injected; else this instance's, as the database's is taken when
+        // the run is written (a read of the database's clock here would cost a round trip per run)
+        Instant at = db.clockInstant() != null ? db.clockInstant() : Instant.now();
         ExecutionRecord created = run.at(at, at);
         if (unwritten.size() >= UNWRITTEN_SWEEP_SIZE) {
             Instant old = at.minus(UNWRITTEN_AGE);
@@ -186,9 +209,10 @@ final class JdbcExecutionStore implements ExecutionStore {
     }
 
     private void insert(java.sql.Connection connection, ExecutionRecord run) throws java.sql.SQLException {
-        create.update(connection, p -> ExecutionRows.bind(p, run)
-                .timestamp("created_at", run.createdAt())
-                .timestamp("updated_at", run.updatedAt()));
+        create.update(connection, p -> {
+            bindInsert(p, run);
+            p.timestamp("now", db.clockInstant());
+        });
     }
 
     @Override

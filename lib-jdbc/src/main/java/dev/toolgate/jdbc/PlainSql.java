@@ -28,12 +28,19 @@ final class PlainSql {
 
     private static final ColonPrefixSqlParser PARSER = new ColonPrefixSqlParser();
 
+    private final String named;
     private final String sql;
     private final Map<String, int[]> positions;
 
-    private PlainSql(String sql, Map<String, int[]> positions) {
+    private PlainSql(String named, String sql, Map<String, int[]> positions) {
+        this.named = named;
         this.sql = sql;
         this.positions = positions;
+    }
+
+    /** The statement as written, with its {@code :name} parameters. */
+    String named() {
+        return named;
     }
 
     /** Parses {@code namedSql} ({@code :name} parameters). */
@@ -46,7 +53,7 @@ final class PlainSql {
         }
         Map<String, int[]> positions = new HashMap<>();
         byName.forEach((name, list) -> positions.put(name, list.stream().mapToInt(Integer::intValue).toArray()));
-        return new PlainSql(parsed.getSql(), Map.copyOf(positions));
+        return new PlainSql(namedSql, parsed.getSql(), Map.copyOf(positions));
     }
 
     /** Binds and executes an update; returns its row count. */
@@ -92,9 +99,20 @@ final class PlainSql {
     final class Params {
 
         private final PreparedStatement statement;
+        private final String prefix;
 
         private Params(PreparedStatement statement) {
+            this(statement, "");
+        }
+
+        private Params(PreparedStatement statement, String prefix) {
             this.statement = statement;
+            this.prefix = prefix;
+        }
+
+        /** The same statement's parameters named {@code prefix + name}: for two rows bound in one statement. */
+        Params prefixed(String morePrefix) {
+            return new Params(statement, prefix + morePrefix);
         }
 
         Params string(String name, String value) throws SQLException {
@@ -159,7 +177,7 @@ final class PlainSql {
         }
 
         private int[] at(String name) {
-            int[] at = positions.get(name);
+            int[] at = positions.get(prefix + name);
             return at == null ? new int[0] : at;
         }
     }

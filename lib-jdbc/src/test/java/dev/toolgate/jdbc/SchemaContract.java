@@ -83,7 +83,6 @@ abstract class SchemaContract {
                 "toolgate_call_completed", "toolgate_call_step", "toolgate_call_reverts");
         assertThat(indexes(url, "toolgate_call", true)).as("unique").contains("toolgate_call_step", "toolgate_call_reverts");
         assertThat(indexes(url, "toolgate_execution", false)).contains("toolgate_execution_tenant_time",
-                "toolgate_execution_principal_time", "toolgate_execution_program_time", "toolgate_execution_status_time",
                 "toolgate_execution_running", "toolgate_execution_completed");
     }
 

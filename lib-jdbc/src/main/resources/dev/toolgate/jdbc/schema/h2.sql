@@ -127,13 +127,10 @@ CREATE TABLE IF NOT EXISTS toolgate_execution (
     logs            CLOB                     NOT NULL
 );
 
--- Listings per tenant, principal, program and status, newest first.
+-- Listings, newest first, per tenant (operators list their tenant's runs; other filters narrow that).
 CREATE INDEX IF NOT EXISTS toolgate_execution_tenant_time ON toolgate_execution (tenant_id, created_at);
-CREATE INDEX IF NOT EXISTS toolgate_execution_principal_time ON toolgate_execution (principal, created_at);
-CREATE INDEX IF NOT EXISTS toolgate_execution_program_time ON toolgate_execution (program, created_at);
 -- Listings by status, the paused runs the sweep settles, and (by updated_at) the running runs it
 -- takes over once stalled (H2 has no partial indexes).
-CREATE INDEX IF NOT EXISTS toolgate_execution_status_time ON toolgate_execution (status, created_at);
 CREATE INDEX IF NOT EXISTS toolgate_execution_running ON toolgate_execution (status, updated_at);
 -- Retention: finished runs, oldest first (running and paused runs have none).
 CREATE INDEX IF NOT EXISTS toolgate_execution_completed ON toolgate_execution (completed_at);

@@ -127,11 +127,8 @@ CREATE TABLE IF NOT EXISTS toolgate_execution (
     logs            TEXT                     NOT NULL
 );
 
--- Listings per tenant, principal, program and status, newest first.
+-- Listings, newest first, per tenant (operators list their tenant's runs; other filters narrow that).
 CREATE INDEX IF NOT EXISTS toolgate_execution_tenant_time ON toolgate_execution (tenant_id, created_at);
-CREATE INDEX IF NOT EXISTS toolgate_execution_principal_time ON toolgate_execution (principal, created_at);
-CREATE INDEX IF NOT EXISTS toolgate_execution_program_time ON toolgate_execution (program, created_at);
-CREATE INDEX IF NOT EXISTS toolgate_execution_status_time ON toolgate_execution (status, created_at);
 -- Running runs only, by their last change: the sweep's takeover of stalled runs.
 CREATE INDEX IF NOT EXISTS toolgate_execution_running ON toolgate_execution (updated_at) WHERE status = 'running';
 -- Paused runs only: the sweep settles those whose pending step closed.
