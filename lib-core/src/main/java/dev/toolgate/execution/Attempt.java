@@ -114,7 +114,7 @@ final class Attempt {
             closeOpenProposals(log, "replay diverged");
             return finish(ExecutionStatus.FAILED, null, diverged.getMessage(), lines);
         }
-        if (stop instanceof Stop.Refused refused) {
+        if (stop instanceof Stop.Refused) {
             String error = wiring.settings().redactor().redactText(stop.getMessage());
             return finish(ExecutionStatus.FAILED, null, error, lines);
         }

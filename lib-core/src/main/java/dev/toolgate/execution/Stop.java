@@ -39,13 +39,9 @@ abstract sealed class Stop extends Error {
     /** The gate refused a call before logging it: the run fails (a replay could not repeat it). */
     static final class Refused extends Stop {
         private static final long serialVersionUID = 1L;
-        final int seq;
-        final transient RuntimeException cause;
 
         Refused(int seq, RuntimeException cause) {
             super("step " + seq + " was refused: " + cause.getMessage());
-            this.seq = seq;
-            this.cause = cause;
         }
     }
 
