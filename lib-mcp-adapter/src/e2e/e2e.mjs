@@ -106,8 +106,8 @@ async function httpClient(server, token, capabilities = {}) {
 // ------------------------------------------------------------------------------------ the checks
 
 const CAROL_TOOLS = ["catalog.listSystems", "incident.create", "incident.delete", "incident.get", "incident.list",
-  "incident.update", "toolgate.apply"];
-const BOB_TOOLS = ["catalog.listSystems", "incident.get", "incident.list"];
+  "incident.update", "run.incident.escalate", "toolgate.apply", "toolgate.approve"];
+const BOB_TOOLS = ["catalog.listSystems", "incident.get", "incident.list", "run.incident.escalate"];
 
 async function names(client) {
   return (await client.listTools()).tools.map((tool) => tool.name).sort();
@@ -156,6 +156,23 @@ async function governedCalls(label, connect) {
   const replayed = await carol.callTool({ name: "toolgate.apply", arguments: { token: proposal.token } });
   check(replayed.isError === true && replayed.structuredContent?.code === "already_used", `${label} replayed apply is refused`,
     replayed.structuredContent);
+
+  const run = await carol.callTool({
+    name: "run.incident.escalate",
+    arguments: { systemId, title: `E2E ${label} escalation`, severity: "HIGH" },
+  });
+  const paused = run.structuredContent ?? {};
+  check(!run.isError && paused.status === "paused" && paused.pending?.[0]?.seq === 2 && paused.pending[0].tool === "incident.create",
+    `${label} a program's run pauses at the step that needs consent`, paused);
+  const second = await carol.callTool({ name: "toolgate.approve", arguments: { executionId: paused.executionId, seq: 2 } });
+  check(!second.isError && second.structuredContent?.status === "paused" && second.structuredContent.pending?.[0]?.seq === 3,
+    `${label} approving the step replays the run to its next pause`, second.structuredContent);
+  const done = await carol.callTool({ name: "toolgate.approve", arguments: { executionId: paused.executionId, seq: 3 } });
+  check(!done.isError && done.structuredContent?.status === "completed" && done.structuredContent.result?.severity === "CRITICAL",
+    `${label} approving the last step completes the run`, done.structuredContent);
+  const stale = await carol.callTool({ name: "toolgate.approve", arguments: { executionId: paused.executionId, seq: 3 } });
+  check(stale.isError === true && stale.structuredContent?.status === "not_paused", `${label} a stale approval changes nothing`,
+    stale.structuredContent);
 
   const unknown = await expectError(carol.callTool({ name: "incident.frobnicate", arguments: {} }));
   check(unknown.error instanceof McpError && unknown.error.code === -32602, `${label} unknown tool is -32602`, unknown.error?.message);

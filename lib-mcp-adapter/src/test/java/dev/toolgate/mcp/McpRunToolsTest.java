@@ -102,6 +102,8 @@ class McpRunToolsTest {
         assertThat(Fixtures.structured(refused)).containsEntry("status", "failed");
         assertThat((String) Fixtures.structured(refused).get("error")).startsWith("step 2 was refused: Forbidden: ticket.create");
 
+        assertThat(Fixtures.names(bob.listTools())).as("no step of bob's could need consent").contains("run.ticket.triage")
+                .doesNotContain("toolgate.approve");
         McpSyncClient robot = client("robot-token");
         assertThat(Fixtures.names(robot.listTools())).isEmpty();
         Principal carol = Fixtures.CAROL;
