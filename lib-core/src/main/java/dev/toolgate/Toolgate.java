@@ -7,6 +7,7 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.Approval;
 import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.CallPreview;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.GateSettings;
 import dev.toolgate.gate.InboxResult;
@@ -156,6 +157,11 @@ public final class Toolgate implements AutoCloseable {
     /** A model's tool call; see {@link ProposeApplyEngine#call}. */
     public CallResult call(CallContext context, String toolName, JsonNode arguments) {
         return engine.call(context, toolName, arguments);
+    }
+
+    /** What a call would do, without doing it; see {@link ProposeApplyEngine#preview}. */
+    public CallPreview preview(CallContext context, String toolName, JsonNode arguments) {
+        return engine.preview(context, toolName, arguments);
     }
 
     /** Proposes a call whatever the permission mode; see {@link ProposeApplyEngine#propose}. */

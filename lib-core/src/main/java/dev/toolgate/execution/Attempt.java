@@ -67,7 +67,7 @@ final class Attempt {
             }
         }
         Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), Json.parse(run.inputJson()), log,
-                approvedCallId, approver);
+                approvedCallId, approver, run.createdAt());
         Object returned = null;
         Throwable thrown = null;
         try {
@@ -84,7 +84,8 @@ final class Attempt {
             throw error;
         }
         if (thrown != null) {
-            String error = wiring.settings().redactor().redactText(thrown.getClass().getSimpleName()
+            String error = wiring.settings().redactor().redactText(thrown instanceof ProgramException
+                    ? thrown.getMessage() : thrown.getClass().getSimpleName()
                     + (thrown.getMessage() == null ? "" : ": " + thrown.getMessage()));
             LOG.info("Execution {} of {} failed: {}", run.id(), run.program(), error);
             return finish(ExecutionStatus.FAILED, null, error, handle.lines());

@@ -28,7 +28,12 @@ import dev.toolgate.tool.ValidationIssue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import dev.toolgate.tool.RegisteredTool;
 import java.util.Objects;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -55,12 +60,13 @@ final class Handle implements Run {
     private final Map<Integer, CallRecord> log;
     private final String approvedCallId;
     private final CallContext approver;
+    private final Instant startedAt;
     private final List<String> lines = new ArrayList<>();
     private int seq;
     private Stop stop;
 
     Handle(Wiring wiring, String executionId, Principal principal, CallContext stepContext, JsonNode input,
-           Map<Integer, CallRecord> log, String approvedCallId, CallContext approver) {
+           Map<Integer, CallRecord> log, String approvedCallId, CallContext approver, Instant startedAt) {
         this.wiring = wiring;
         this.executionId = executionId;
         this.principal = principal;
@@ -69,6 +75,7 @@ final class Handle implements Run {
         this.log = log;
         this.approvedCallId = approvedCallId;
         this.approver = approver;
+        this.startedAt = startedAt;
     }
 
     /** Why the attempt must end, if a call said so. */
@@ -88,6 +95,20 @@ final class Handle implements Run {
     @Override
     public Principal principal() {
         return principal;
+    }
+
+    @Override
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    @Override
+    public SortedSet<String> tools() {
+        SortedSet<String> names = new TreeSet<>();
+        for (RegisteredTool tool : wiring.resolver().resolveTools(principal, wiring.registry().tools())) {
+            names.add(tool.name());
+        }
+        return Collections.unmodifiableSortedSet(names);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.toolgate.execution;
 
+import java.time.Instant;
+import java.util.SortedSet;
 import dev.toolgate.access.Principal;
 import tools.jackson.databind.JsonNode;
 
@@ -44,4 +46,16 @@ public interface Run {
 
     /** Adds a line to the run's log (redacted; the last attempt's lines are kept with the outcome). */
     void log(String message);
+
+    /**
+     * When the run started (store time), the same on every attempt: a program that needs "now" uses
+     * this, so that a replay makes the same calls.
+     */
+    Instant startedAt();
+
+    /**
+     * The names of the tools the run's principal may call on this attempt, sorted (the principal's
+     * rules as the directory has them now). A script runner builds its tool bindings from them.
+     */
+    SortedSet<String> tools();
 }

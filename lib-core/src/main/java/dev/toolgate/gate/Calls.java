@@ -41,7 +41,7 @@ final class Calls {
     CallResult call(CallContext context, StepRef step, String toolName, JsonNode arguments) {
         long start = System.nanoTime();
         Prepared call = steps.prepare(step == null ? context : context.withTurn(null), toolName, arguments);
-        Disposition disposition = Dispositions.decide(call.tool().effect(), call.mode(), context.permissionMode());
+        Disposition disposition = disposition(context, call);
         return switch (disposition) {
             case DENY -> deny(context, call, step, start);
             case RUN -> execute(context, call, step, start);
@@ -51,6 +51,16 @@ final class Calls {
         };
     }
 
+    /** What policy makes of a call; a tool with a standing approval applies at once under the inferred default. */
+    static Disposition disposition(CallContext context, Prepared call) {
+        Disposition disposition = Dispositions.decide(call.tool().effect(), call.mode(), context.permissionMode());
+        if (disposition == Disposition.PROPOSE_AND_WAIT && call.tool().tool().standingApproval()
+                && !call.mode().explicit() && !call.mode().drifted()) {
+            return Disposition.PROPOSE_AND_APPLY;
+        }
+        return disposition;
+    }
+
     Proposal propose(CallContext context, String toolName, JsonNode arguments) {
         long start = System.nanoTime();
         Prepared call = steps.prepare(context, toolName, arguments);
@@ -58,6 +68,35 @@ final class Calls {
             throw new PolicyDeniedException(deny(context, call, null, start));
         }
         return propose(context, call, Steps.newId(), null, null, start);
+    }
+
+    /**
+     * What a call would do: every check of {@link #call} and its metering, and for a mutation the
+     * dry-run; nothing is stored but the budget's charge, and nothing changes.
+     */
+    CallPreview preview(CallContext context, String toolName, JsonNode arguments) {
+        Prepared call = steps.prepare(context.withTurn(null), toolName, arguments);
+        Disposition disposition = disposition(context, call);
+        String name = call.tool().name();
+        if (disposition == Disposition.DENY || disposition == Disposition.RUN) {
+            return new CallPreview(name, call.tool().effect(), disposition, call.mode(), null, null, List.of());
+        }
+        steps.admit(context.principal());
+        ToolContext toolContext = Steps.toolContext(Steps.newId(), context, ToolContext.Phase.DRY_RUN);
+        DryRunResult preview;
+        try {
+            preview = steps.runner.run(() -> call.tool().dryRun(call.arguments(), toolContext), steps.timeout(call.tool()));
+        } catch (ToolValidationException e) {
+            throw e;
+        } catch (Throwable e) {
+            if (e instanceof Error error && !(e instanceof StackOverflowError)) {
+                throw error;
+            }
+            throw new ToolExecutionException(null, name, steps.failureMessage(name, e), e instanceof ToolRunner.Timeout);
+        }
+        return new CallPreview(name, call.tool().effect(), disposition, call.mode(),
+                steps.settings.redactor().redactText(preview.summary()),
+                steps.settings.redactor().redact(preview.payload()), steps.hygiene.diff(preview.diff()));
     }
 
     /** The record of a call before its outcome, with the step of a run it is, if any. */
@@ -137,7 +176,8 @@ final class Calls {
 
     /** Policy consented (an ALLOW override, or AUTO mode): the proposal just made is applied in the same step. */
     private Applied applyAutomatically(CallContext context, Prepared call, Proposal proposal, long start) {
-        String reason = call.mode().mode() == Mode.ALLOW ? "allow_policy" : "auto_mode";
+        String reason = call.mode().mode() == Mode.ALLOW ? "allow_policy"
+                : call.tool().tool().standingApproval() ? "standing_approval" : "auto_mode";
         // the call was admitted when it was proposed: applying it in the same step is not charged again
         ClaimResult claim = steps.calls.claim(proposal.callId(),
                 new Claim(PrincipalRef.of(context.principal()), null, reason, steps.outcomeWithin(call.tool())), null);

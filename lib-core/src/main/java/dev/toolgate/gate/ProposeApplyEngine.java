@@ -76,6 +76,20 @@ public interface ProposeApplyEngine extends AutoCloseable {
      */
     RevertResult revert(CallContext actor, String callId);
 
+    /**
+     * What {@link #call} would do, without doing it: the same checks (tool, rules, arguments, turn)
+     * and metering; for a mutation the dry-run runs, and its summary, payload and diff come back with
+     * the disposition policy gives the call now. Nothing is proposed, applied or recorded as a call.
+     * A read is not run (its disposition says it would).
+     *
+     * @throws UnknownToolException                          no such tool
+     * @throws ForbiddenException                            the principal lacks a required rule
+     * @throws dev.toolgate.tool.ToolValidationException     invalid arguments or a dry-run rejection
+     * @throws dev.toolgate.budget.BudgetExceededException   over budget
+     * @throws ToolExecutionException                        the dry-run failed or timed out (not recorded; no call id)
+     */
+    CallPreview preview(CallContext context, String toolName, JsonNode arguments);
+
     /** Proposes a call regardless of permission mode (it never runs here); DENY throws {@link PolicyDeniedException}. */
     Proposal propose(CallContext context, String toolName, JsonNode arguments);
 

@@ -61,6 +61,11 @@ final class StandardEngine implements ProposeApplyEngine {
     }
 
     @Override
+    public CallPreview preview(CallContext context, String toolName, JsonNode arguments) {
+        return calls.preview(context, toolName, arguments);
+    }
+
+    @Override
     public Proposal propose(CallContext context, String toolName, JsonNode arguments) {
         return calls.propose(context, toolName, arguments);
     }

@@ -228,7 +228,7 @@ final class Steps implements AutoCloseable {
         return failed(record, e, message, actor, start);
     }
 
-    private String failureMessage(String toolName, Throwable e) {
+    String failureMessage(String toolName, Throwable e) {
         return e instanceof ToolRunner.Timeout ? toolName + " " + e.getMessage() : hygiene.error(e);
     }
 

@@ -54,6 +54,7 @@ public final class Tool<I, O> {
     private final Duration timeout;
     private final boolean openWorld;
     private final boolean dynamic;
+    private final boolean standingApproval;
 
     private Tool(Builder<I, O> b) {
         this.name = b.name;
@@ -69,6 +70,7 @@ public final class Tool<I, O> {
         this.timeout = b.timeout;
         this.openWorld = b.openWorld;
         this.dynamic = b.dynamic;
+        this.standingApproval = b.standingApproval;
     }
 
     /**
@@ -144,6 +146,17 @@ public final class Tool<I, O> {
         return dynamic;
     }
 
+    /**
+     * True if a call of this MUTATE tool needs no consent of its own because everything it changes
+     * goes through the gate as calls that get theirs (a script runner, for example: each tool call
+     * of the script is governed). Under the inferred default such a call is dry-run, recorded and
+     * applied in one step, like an ALLOW policy would; an explicit policy (require_approval, deny)
+     * still decides.
+     */
+    public boolean standingApproval() {
+        return standingApproval;
+    }
+
     DryRun<I> dryRunFunction() {
         return dryRun;
     }
@@ -183,6 +196,7 @@ public final class Tool<I, O> {
         private Duration timeout;
         private boolean openWorld;
         private boolean dynamic;
+        private boolean standingApproval;
 
         Builder(String name, Class<I> inputType) {
             this.name = name;
@@ -265,6 +279,15 @@ public final class Tool<I, O> {
             return this;
         }
 
+        /**
+         * Marks a MUTATE tool whose own call needs no consent because every change it makes is a
+         * governed call of its own; see {@link Tool#standingApproval()}.
+         */
+        public Builder<I, O> standingApproval() {
+            this.standingApproval = true;
+            return this;
+        }
+
         /** Checks the definition and builds the tool. */
         public Tool<I, O> build() {
             String label = "Tool '" + name + "'";
@@ -285,6 +308,10 @@ public final class Tool<I, O> {
             }
             if (revert != null && !effect.mutates()) {
                 throw new ToolDefinitionException(label + " is READ and cannot have a revert function");
+            }
+            if (standingApproval && effect != Effect.MUTATE) {
+                throw new ToolDefinitionException(label + " is " + effect + ": only a MUTATE tool can have a standing "
+                        + "approval (a DESTRUCTIVE tool always waits for a person)");
             }
             if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
                 throw new ToolDefinitionException(label + " has a non-positive timeout " + timeout);

@@ -133,6 +133,27 @@ public interface ExecutionContract extends ContractCase {
     }
 
     @Test
+    default void everyAttemptSeesTheRunsStartTimeAndThePrincipalsToolsAndAProgramExceptionIsRecordedAsItsMessage() {
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Toolgate gate = fx().gate(b -> b.program("notes.clocked", run -> {
+            seen.add(run.startedAt() + " " + run.tools());
+            run.call("notes.add", Map.of("id", "n1", "text", "at " + run.startedAt()));
+            throw new dev.toolgate.execution.ProgramException("TypeError at 2:5: x is not a function");
+        }).tools("admin", dev.toolgate.tool.Tool.builder("secret", dev.toolgate.tool.NoInput.class).description("An admin's read")
+                .effect(dev.toolgate.tool.Effect.READ).requires("admin.secret.read").execute((in, ctx) -> "s").build()));
+        java.time.Instant start = fx().clock.instant();
+        String id = gate.executions().start(writer(), "notes.clocked", "{}").executionId();
+        fx().clock.advance(Duration.ofMinutes(3));
+        ExecutionOutcome done = gate.executions().approve(operator(), id);
+
+        assertThat(seen).hasSize(2).allSatisfy(line -> assertThat(line).startsWith(start + " [")
+                .contains("notes.add", "notes.list").doesNotContain("admin.secret"));
+        assertThat(done).isInstanceOfSatisfying(ExecutionOutcome.Failed.class,
+                f -> assertThat(f.error()).isEqualTo("TypeError at 2:5: x is not a function"));
+        assertThat(fx().notes.snapshot()).containsEntry("n1", "at " + start);
+    }
+
+    @Test
     default void approvingReplaysFromTheLogRunsTheApprovedStepOnceAndGoesOnToTheNextPause() {
         // the writer's own steps take exactly 4 (read, proposal, proposal, read): a re-charged replay would fail
         Toolgate gate = fx().gate(b -> b.program("notes.journal", JOURNAL).budget(ToolBudget.perPrincipal(4, Duration.ofHours(1))));

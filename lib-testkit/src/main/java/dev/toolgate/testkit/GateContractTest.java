@@ -12,7 +12,8 @@ import org.junit.jupiter.api.BeforeEach;
  */
 public abstract class GateContractTest
         implements CallContract, ApplyContract, BudgetContract, AuditContract, PolicyContract, InboxContract,
-        FailureContract, InDoubtContract, RetentionContract, SeparationOfDutiesContract, ExecutionContract {
+        FailureContract, InDoubtContract, RetentionContract, SeparationOfDutiesContract, ExecutionContract,
+        PreviewContract {
 
     private Fixture fixture;
 
