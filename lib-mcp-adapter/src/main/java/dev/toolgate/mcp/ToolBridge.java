@@ -151,7 +151,7 @@ final class ToolBridge {
         if (tool.name().equals(applyToolName)) {
             return mayMutate(principal);
         }
-        if (tool.name().equals(RunTools.APPROVE_TOOL) && runTools.handles(tool.name())) {
+        if (RunTools.isDecision(tool.name()) && runTools.handles(tool.name())) {
             return mayMutate(principal); // as the apply tool: only with a step that could need consent in view
         }
         if (runTools.handles(tool.name())) {

@@ -94,6 +94,7 @@ final class Fixtures {
                     tickets.byId.put(id, in.title());
                     return Map.of("id", id, "title", in.title());
                 })
+                .revert((in, result, ctx) -> tickets.byId.remove(result.get("id")))
                 .build();
         Tool<TicketId, Map<String, String>> delete = Tool.builder("delete", TicketId.class)
                 .title("Delete a ticket")

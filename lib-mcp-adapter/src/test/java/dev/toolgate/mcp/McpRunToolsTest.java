@@ -109,4 +109,40 @@ class McpRunToolsTest {
         Principal carol = Fixtures.CAROL;
         assertThat(gate.listTools(carol)).hasSize(4);
     }
+
+    @Test
+    void aRejectedStepEndsTheRunAndARollbackUndoesWhatARunApplied() {
+        McpSyncClient carol = client("carol-token");
+        assertThat(Fixtures.names(carol.listTools())).contains("toolgate.reject", "toolgate.rollback");
+
+        Map<String, Object> first = Fixtures.structured(Fixtures.call(carol, "run.ticket.triage", Map.of("title", "Projector flickers")));
+        assertThat(first).containsEntry("status", "paused");
+        assertThat(tickets.byId).as("before reject").doesNotContainValue("Projector flickers");
+        McpSchema.CallToolResult rejected = Fixtures.call(carol, "toolgate.reject",
+                Map.of("executionId", first.get("executionId"), "seq", 2, "reason", "not a ticket"));
+        assertThat(rejected.isError()).isFalse();
+        assertThat(Fixtures.structured(rejected)).containsEntry("rejected", true).containsEntry("status", "rejected");
+        assertThat(tickets.byId).doesNotContainValue("Projector flickers");
+        McpSchema.CallToolResult late = Fixtures.call(carol, "toolgate.reject",
+                Map.of("executionId", first.get("executionId"), "seq", 2));
+        assertThat(late.isError()).isTrue();
+        assertThat(Fixtures.structured(late)).containsEntry("rejected", false);
+
+        Map<String, Object> second = Fixtures.structured(Fixtures.call(carol, "run.ticket.triage", Map.of("title", "Window stuck")));
+        Fixtures.call(carol, "toolgate.approve", Map.of("executionId", second.get("executionId"), "seq", 2));
+        assertThat(tickets.byId).containsValue("Window stuck");
+        McpSchema.CallToolResult rolledBack = Fixtures.call(carol, "toolgate.rollback", Map.of("executionId", second.get("executionId")));
+        assertThat(rolledBack.isError()).isFalse();
+        assertThat(Fixtures.structured(rolledBack)).containsEntry("status", "rolled_back").containsEntry("reverted", 1);
+        assertThat(tickets.byId).doesNotContainValue("Window stuck");
+        McpSchema.CallToolResult again = Fixtures.call(carol, "toolgate.rollback", Map.of("executionId", second.get("executionId")));
+        assertThat(Fixtures.structured(again)).containsEntry("reverted", 0);
+
+        McpSchema.CallToolResult invalid = Fixtures.call(carol, "toolgate.rollback", Map.of("seq", 1));
+        assertThat(invalid.isError()).isTrue();
+        assertThat(Fixtures.text(invalid)).contains("/executionId").contains("/seq");
+        McpSchema.CallToolResult tooLong = Fixtures.call(carol, "toolgate.reject",
+                Map.of("executionId", second.get("executionId"), "seq", 1.5, "reason", "x".repeat(501)));
+        assertThat(Fixtures.text(tooLong)).contains("/seq").contains("/reason");
+    }
 }
