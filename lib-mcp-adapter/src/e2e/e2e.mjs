@@ -105,9 +105,14 @@ async function httpClient(server, token, capabilities = {}) {
 
 // ------------------------------------------------------------------------------------ the checks
 
-const CAROL_TOOLS = ["catalog.listSystems", "incident.create", "incident.delete", "incident.get", "incident.list",
-  "incident.update", "run.incident.escalate", "toolgate.apply", "toolgate.approve"];
-const BOB_TOOLS = ["catalog.listSystems", "incident.get", "incident.list", "run.incident.escalate"];
+// codemode.run is a mutating tool (with a standing approval) that every principal is offered, so everyone
+// who is offered it also sees the apply tool and the decisions on runs
+const CODEMODE_TOOLS = ["codemode.describe", "codemode.run", "codemode.test"];
+const DECISION_TOOLS = ["toolgate.apply", "toolgate.approve", "toolgate.reject", "toolgate.rollback"];
+const CAROL_TOOLS = ["catalog.listSystems", ...CODEMODE_TOOLS, "incident.create", "incident.delete", "incident.get", "incident.list",
+  "incident.update", "run.incident.escalate", ...DECISION_TOOLS];
+const BOB_TOOLS = ["catalog.listSystems", ...CODEMODE_TOOLS, "incident.get", "incident.list", "run.incident.escalate",
+  ...DECISION_TOOLS];
 
 async function names(client) {
   return (await client.listTools()).tools.map((tool) => tool.name).sort();
@@ -191,6 +196,60 @@ async function governedCalls(label, connect) {
   await bob.close();
 }
 
+/** Codemode as a model uses it: declarations, a dry test, a run that pauses, an operator's approval, a rollback. */
+async function codemode(label, connect) {
+  console.log(`${label}: codemode`);
+  const carol = await connect("carol");
+  const alice = await connect("alice");
+
+  const described = await carol.callTool({ name: "codemode.describe", arguments: {} });
+  const typescript = described.structuredContent?.result?.typescript ?? "";
+  check(!described.isError && typescript.includes("declare const tools") && typescript.includes("create(input"),
+    `${label} codemode.describe declares carol's tools`, typescript.slice(0, 400));
+  check(!typescript.includes("codemode"), `${label} the declarations leave codemode's own tools out`);
+
+  const script = [
+    "const systems = tools.catalog.listSystems({});",
+    `const incident = tools.incident.create({systemId: systems[0].id, title: "E2E ${label} codemode", severity: "HIGH"});`,
+    "console.log('opened', incident.id, 'for', systems[0].owner);",
+    "return {incident: incident.id, owner: systems[0].owner};",
+  ].join("\n");
+  const tested = await carol.callTool({ name: "codemode.test", arguments: { code: script } });
+  const report = tested.structuredContent?.result ?? {};
+  check(!tested.isError && report.status === "completed" && report.wouldPause?.[0] === 2 && report.steps?.[0]?.outcome === "ran",
+    `${label} codemode.test runs the read and dry-runs the mutation`, report);
+
+  const ran = await carol.callTool({ name: "codemode.run", arguments: { code: script } });
+  const outcome = ran.structuredContent?.result ?? {};
+  check(!ran.isError && ran.structuredContent?.status === "applied" && outcome.status === "paused"
+    && outcome.pending?.[0]?.seq === 2 && outcome.pending[0].tool === "incident.create",
+    `${label} codemode.run pauses at incident.create`, ran.structuredContent);
+  const before = await carol.callTool({ name: "incident.list", arguments: {} });
+  check(!JSON.stringify(before.structuredContent).includes(`E2E ${label} codemode`), `${label} nothing is created while paused`);
+
+  const approved = await alice.callTool({ name: "toolgate.approve", arguments: { executionId: outcome.executionId, seq: 2 } });
+  const done = approved.structuredContent ?? {};
+  check(!approved.isError && done.status === "completed" && typeof done.result?.incident === "string"
+    && done.logs?.[0]?.startsWith("opened"), `${label} the operator approves and the script completes`, done);
+  const created = await carol.callTool({ name: "incident.get", arguments: { id: done.result?.incident } });
+  check(!created.isError, `${label} the script's incident exists`, created.structuredContent);
+
+  const rolled = await alice.callTool({ name: "toolgate.rollback", arguments: { executionId: outcome.executionId } });
+  check(!rolled.isError && rolled.structuredContent?.status === "rolled_back" && rolled.structuredContent.reverted === 1,
+    `${label} toolgate.rollback reverts what the script applied`, rolled.structuredContent);
+  const gone = await carol.callTool({ name: "incident.get", arguments: { id: done.result?.incident } });
+  check(gone.isError === true, `${label} the incident is gone after the rollback`, gone.structuredContent);
+
+  const syntax = await carol.callTool({ name: "codemode.run", arguments: { code: "const x = 1;\nreturn x +;" } });
+  const syntaxOutcome = syntax.structuredContent?.result ?? {};
+  check(syntaxOutcome.status === "error" && /2:\d+/.test(syntaxOutcome.error ?? ""), `${label} a syntax error says where`, syntaxOutcome);
+  const escape = await carol.callTool({ name: "codemode.run", arguments: { code: "return Java.type('java.lang.System').getenv();" } });
+  check(escape.structuredContent?.result?.status === "error", `${label} the sandbox has no Java`, escape.structuredContent);
+
+  await carol.close();
+  await alice.close();
+}
+
 /** A DESTRUCTIVE apply asks the human through elicitation when the client supports it. */
 async function elicitation(label, connect) {
   console.log(`${label}: elicitation`);
@@ -269,6 +328,7 @@ async function main() {
   const http = await startHttpServer("http", ["--db", dbHttp]);
   await governedCalls("http", (principal, capabilities) => httpClient(http, `${principal}-token`, capabilities));
   await elicitation("http", (principal, capabilities) => httpClient(http, `${principal}-token`, capabilities));
+  await codemode("http", (principal) => httpClient(http, `${principal}-token`));
   await rawHttp(http);
   check(http.stdout() === "", "http server writes nothing to stdout", http.stdout());
 

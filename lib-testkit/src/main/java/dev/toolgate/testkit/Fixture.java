@@ -30,7 +30,8 @@ public final class Fixture implements AutoCloseable {
     private final List<Toolgate> gates = new ArrayList<>();
     private Toolgate gate;
 
-    Fixture(MutableClock clock, ToolgateStore store) {
+    /** A fixture on {@code store}, whose time is {@code clock}. */
+    public Fixture(MutableClock clock, ToolgateStore store) {
         this.clock = clock;
         this.store = store;
     }

@@ -1,6 +1,7 @@
 package dev.toolgate.examples;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.codemode.Codemode;
 import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Principal;
 import dev.toolgate.audit.CallQuery;
@@ -60,6 +61,7 @@ public final class DemoHost {
     /** Runs the demo, printing to {@code out}. */
     public static void run(String[] args, PrintStream out) {
         try (Toolgate gate = DemoPrincipals.configure(Toolgate.builder(), args).build()) {
+            gate.registry().register(Codemode.tools(gate)); // its program was found through ServiceLoader
             new DemoHost(out, gate).tour();
         }
     }
@@ -77,6 +79,7 @@ public final class DemoHost {
         confirmCardAndOperatorApproval();
         autoMode();
         durableRun();
+        codemode();
         auditTrail();
     }
 
@@ -175,7 +178,7 @@ public final class DemoHost {
     }
 
     private void durableRun() {
-        heading("8. A durable run: it pauses for consent, resumes by replay after an operator's approval, and rolls back");
+        heading("7. A durable run: it pauses for consent, resumes by replay after an operator's approval, and rolls back");
         gate.setMode(as(DemoPrincipals.ALICE), OverrideScope.TENANT, "incident.update", Mode.ALLOW);
         out.println("alice pre-approves incident.update in the tenant (a standing ALLOW); incident.create still asks.");
         ExecutionOutcome started = gate.executions().start(as(DemoPrincipals.CAROL), "incident.escalate",
@@ -216,6 +219,11 @@ public final class DemoHost {
         }
         out.println("  " + incident + " after the rollback: " + after + "; the run is " + rollback.status().wireName());
         gate.clearMode(as(DemoPrincipals.ALICE), OverrideScope.TENANT, "incident.update");
+    }
+
+    private void codemode() {
+        heading("8. Codemode: the model writes a short script against its tools; it pauses for consent like any run");
+        new CodemodeTour(gate, out, this::as).run();
     }
 
     private void auditTrail() {

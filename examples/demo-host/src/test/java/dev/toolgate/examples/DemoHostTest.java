@@ -50,6 +50,11 @@ class DemoHostTest {
                 .contains("alice approves -> the run replays (step 1 answered from its log) and is completed")
                 .contains("  step 3 reverted\n  step 2 reverted")
                 .contains("after the rollback: gone; the run is rolled_back")
+                .contains("codemode.test runs the script with mutations answered by their dry-runs -> completed")
+                .contains("step 2  incident.create      would_pause")
+                .contains("codemode.run -> paused at step 2 (incident.create)")
+                .contains("alice approves in the inbox -> the script runs again, step 1 from the log, and is completed")
+                .contains("alice rolls the script's run back -> 1 step reverted; the run is rolled_back")
                 .doesNotContain("unexpectedly allowed");
     }
 }

@@ -4,6 +4,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.codemode.Codemode;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.jdbc.JdbcStore;
 import dev.toolgate.spi.InMemoryStore;
@@ -35,7 +36,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       of the run's log: its start and its end);</li>
  *   <li>budget-checked governed calls over 100 principals vs Bucket4j's PostgreSQL backend doing the
  *       admission plus the same raw audit INSERT, with the most admissions either let into any
- *       sliding window (Toolgate's must equal the cap).</li>
+ *       sliding window (Toolgate's must equal the cap);</li>
+ *   <li>a codemode script of 100 reads vs the same 100 governed calls, and the cost of one sandbox
+ *       context ({@link CodemodeWorkloads}).</li>
  * </ul>
  *
  * <pre>
@@ -113,6 +116,8 @@ public final class StorageBenchmark {
                     return true;
                 }), "(engine only, no storage)", null);
             }
+            CodemodeWorkloads.scriptVersusCalls("in-memory", gate, harness, THREADS, contexts("memory-coder", 4), this::row);
+            notes.add(CodemodeWorkloads.contextCost(gate, harness, contexts("memory-tester", 1)[0], this::row));
             for (int threads : THREADS) {
                 Sessions sessions = new Sessions(contexts("memory-writer", threads));
                 row("in-memory", "propose + apply pair", threads, harness.run(threads, t -> {
@@ -181,6 +186,9 @@ public final class StorageBenchmark {
                     }
                 }
             }
+            try (Toolgate gate = gate(store, tools, ToolBudget.unlimited())) {
+                CodemodeWorkloads.scriptVersusCalls(name, gate, harness, THREADS, contexts("coder", 4), this::row);
+            }
             try (Toolgate budgeted = gate(store, tools, ToolBudget.perPrincipal(CAP, WINDOW))) {
                 Bucket4jBaseline bucket4j = postgres ? new Bucket4jBaseline(raw.dataSource(), CAP, WINDOW) : null;
                 for (int threads : THREADS) {
@@ -240,7 +248,7 @@ public final class StorageBenchmark {
     }
 
     private static Toolgate gate(ToolgateStore store, BenchTools tools, ToolBudget budget) {
-        return Toolgate.builder().discoverTools(false).discoverComponents(false).store(store).provider(tools.provider())
+        return CodemodeWorkloads.withTools(Toolgate.builder().discoverTools(false).discoverComponents(false).store(store).provider(tools.provider())
                 .budget(budget).maxPendingPerSession(1000).sweepInterval(Duration.ZERO)
                 .program(FIVE_READS, run -> {
                     for (int step = 0; step < STEPS; step++) {
@@ -248,7 +256,8 @@ public final class StorageBenchmark {
                     }
                     return null;
                 })
-                .build();
+                .programs(Codemode.programs())
+                .build());
     }
 
     private static CallContext[] contexts(String prefix, int count) {

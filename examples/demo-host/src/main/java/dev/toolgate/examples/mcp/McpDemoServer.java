@@ -1,6 +1,7 @@
 package dev.toolgate.examples.mcp;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.codemode.Codemode;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.examples.DemoPrincipals;
@@ -172,6 +173,7 @@ public final class McpDemoServer {
             builder.storeSetting("jdbc.url", options.db());
         }
         try (Toolgate gate = builder.build()) {
+            gate.registry().register(Codemode.tools(gate)); // codemode.describe, .test, .run
             ToolgateMcpServer server;
             if (options.transport().equals("stdio")) {
                 server = ToolgateMcpServer.stdio(gate, PRINCIPALS.get(options.principal()))

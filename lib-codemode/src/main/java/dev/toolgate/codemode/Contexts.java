@@ -1,0 +1,24 @@
+package dev.toolgate.codemode;
+
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.tool.ToolContext;
+
+/** The gate context of the calls a codemode tool makes for its caller. */
+final class Contexts {
+
+    private Contexts() {
+    }
+
+    /**
+     * The caller's context: principal, tenant, session, automation and transport of the codemode
+     * call. A tool's context does not carry the conversation's permission mode, so the code's calls
+     * are made in the default mode (mutations wait for consent unless policy allows them).
+     */
+    static CallContext of(ToolContext context) {
+        return CallContext.of(context.principal())
+                .withTenant(context.tenantId())
+                .withSession(context.sessionId())
+                .withAutomation(context.automationId())
+                .withTransport(context.transport());
+    }
+}

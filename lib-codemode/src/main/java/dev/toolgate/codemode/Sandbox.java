@@ -1,0 +1,425 @@
+package dev.toolgate.codemode;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.SortedSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Engine;
+import org.graalvm.polyglot.EnvironmentAccess;
+import org.graalvm.polyglot.HostAccess;
+import org.graalvm.polyglot.PolyglotAccess;
+import org.graalvm.polyglot.PolyglotException;
+import org.graalvm.polyglot.ResourceLimits;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.SourceSection;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.io.IOAccess;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one script in a fresh GraalJS context of a shared engine, closed when it ends, failing
+ * closed: no host classes, I/O, threads, processes, environment or other languages; only the
+ * {@code tools} the bindings name, a capped {@code console}, a seeded {@code Math.random} and a fixed
+ * clock. Whatever the script does ends as a {@link Result}; the only exception {@link #run} lets out
+ * is one the {@link ToolCaller} threw that is not a {@link ToolFailure} (the execution engine's
+ * signal that the attempt must stop), which the script cannot catch.
+ */
+final class Sandbox implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
+    /** The most characters a script's result may take as JSON. */
+    static final int MAX_RESULT_CHARS = 1024 * 1024;
+    /** The longest string a script may build, in characters. */
+    static final int MAX_STRING_LENGTH = 16 * 1024 * 1024;
+    /** The largest typed array or array buffer, in elements. */
+    static final int MAX_TYPED_ARRAY_LENGTH = 64 * 1024 * 1024;
+    private static final String USER_SOURCE = "script.js";
+    /** The user's code starts on the wrapper's first line, after this prefix, so lines match. */
+    private static final String PREFIX = "(function (tools, console) { \"use strict\"; ";
+    private static final String SUFFIX = "\n})";
+    private static final String PRELUDE = prelude();
+    private static final AtomicInteger WATCHDOGS = new AtomicInteger();
+
+    private final Engine engine;
+    private final Source prelude;
+    private final ScheduledExecutorService watchdog;
+
+    Sandbox() {
+        this.engine = Engine.newBuilder("js")
+                .option("engine.WarnInterpreterOnly", "false")
+                .allowExperimentalOptions(true)
+                .option("js.string-length-limit", String.valueOf(MAX_STRING_LENGTH))
+                .option("js.max-typed-array-length", String.valueOf(MAX_TYPED_ARRAY_LENGTH))
+                .option("js.shared-array-buffer", "false")
+                .option("js.load", "false")
+                .option("js.print", "false")
+                .option("js.console", "false")
+                .option("js.polyglot-builtin", "false")
+                .option("js.polyglot-evalfile", "false")
+                .option("js.java-package-globals", "false")
+                .option("js.graal-builtin", "false")
+                .option("js.global-arguments", "false")
+                .option("js.performance", "false")
+                .option("js.unhandled-rejections", "none")
+                .build();
+        this.prelude = Source.newBuilder("js", PRELUDE, "toolgate-prelude.js").cached(true).buildLiteral();
+        this.watchdog = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "toolgate-codemode-watchdog-" + WATCHDOGS.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Runs {@code code}, the body of a function of {@code tools} and {@code console}.
+     *
+     * @throws RuntimeException what the bindings' caller threw, other than a {@link ToolFailure}
+     */
+    Result run(String code, Bindings bindings, Limits limits) {
+        Objects.requireNonNull(code, "code");
+        Objects.requireNonNull(bindings, "bindings");
+        Objects.requireNonNull(limits, "limits");
+        int bytes = code.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > limits.maxSourceBytes()) {
+            return failed(CodeError.Kind.SOURCE_TOO_LARGE, "the script is " + bytes + " bytes; the limit is "
+                    + limits.maxSourceBytes(), 0, 0);
+        }
+        Attempt attempt = new Attempt(bindings);
+        Context context = Context.newBuilder("js")
+                .engine(engine)
+                .allowHostAccess(HostAccess.NONE)
+                .allowHostClassLookup(name -> false)
+                .allowHostClassLoading(false)
+                .allowIO(IOAccess.NONE)
+                .allowCreateThread(false)
+                .allowCreateProcess(false)
+                .allowNativeAccess(false)
+                .allowEnvironmentAccess(EnvironmentAccess.NONE)
+                .allowPolyglotAccess(PolyglotAccess.NONE)
+                .allowInnerContextOptions(false)
+                .resourceLimits(ResourceLimits.newBuilder().statementLimit(limits.maxStatements(), null).build())
+                .build();
+        ScheduledFuture<?> deadline = watchdog.schedule(() -> {
+            attempt.timedOut.set(true);
+            context.close(true);
+        }, limits.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        attempt.context = context;
+        try {
+            return attempt.execute(code, limits);
+        } finally {
+            deadline.cancel(false);
+            try {
+                context.close(true);
+            } catch (RuntimeException e) {
+                LOG.debug("Closing a script's context failed", e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        watchdog.shutdownNow();
+        engine.close(true);
+    }
+
+    /** One run: the context, the caller's stop signal if any, and what became of the time. */
+    private final class Attempt {
+        private final Bindings bindings;
+        private final AtomicBoolean timedOut = new AtomicBoolean();
+        private volatile RuntimeException stop;
+        private volatile boolean finished;
+        private Context context;
+
+        Attempt(Bindings bindings) {
+            this.bindings = bindings;
+        }
+
+        Result execute(String code, Limits limits) {
+            Value run;
+            try {
+                Value setup = context.eval(prelude);
+                run = setup.execute((ProxyExecutable) this::callTool, (ProxyExecutable) this::log,
+                        Value.asValue(names(bindings.toolNames())), Value.asValue((double) (bindings.randomSeed() >>> 11)),
+                        Value.asValue((double) bindings.nowEpochMillis()));
+            } catch (PolyglotException e) {
+                return failure(e, limits);
+            }
+            Value user;
+            try {
+                user = context.eval(Source.newBuilder("js", PREFIX + code + SUFFIX, USER_SOURCE).buildLiteral());
+            } catch (PolyglotException e) {
+                return failure(e, limits);
+            }
+            Value outcome;
+            try {
+                outcome = run.execute(user);
+            } catch (PolyglotException e) {
+                finished = true;
+                rethrowStop();
+                return failure(e, limits);
+            }
+            finished = true;
+            rethrowStop();
+            if (outcome.hasMember("error")) {
+                return failed(CodeError.Kind.NOT_JSON, outcome.getMember("error").asString(), 0, 0);
+            }
+            Value json = outcome.getMember("json");
+            String text = json.isNull() ? "null" : json.asString();
+            if (text.length() > MAX_RESULT_CHARS) {
+                return failed(CodeError.Kind.NOT_JSON, "the script's result is " + text.length() + " characters of JSON; the "
+                        + "limit is " + MAX_RESULT_CHARS, 0, 0);
+            }
+            return new Result.Returned(text);
+        }
+
+        /** The host side of every tool call: a JSON envelope back, or the stop signal kept for {@link #run}. */
+        private Object callTool(Value... arguments) {
+            if (finished || stop != null) {
+                return "{\"abort\":true}";
+            }
+            String tool = arguments[0].asString();
+            String args = arguments[1].asString();
+            try {
+                return "{\"ok\":" + bindings.caller().call(tool, args) + "}";
+            } catch (ToolFailure failure) {
+                return "{\"error\":{\"name\":" + quote(failure.name()) + ",\"message\":" + quote(failure.getMessage())
+                        + ",\"data\":" + (failure.dataJson() == null ? "null" : failure.dataJson()) + "}}";
+            } catch (RuntimeException signal) {
+                // the attempt must stop (a pause, a refusal): the script may catch what it sees, so the
+                // signal is kept here, no later call goes through, and the context is cancelled now
+                stop = signal;
+                watchdog.execute(() -> context.close(true));
+                return "{\"abort\":true}";
+            }
+        }
+
+        private Object log(Value... arguments) {
+            if (!finished && stop == null) {
+                bindings.console().accept(arguments[0].asString());
+            }
+            return null;
+        }
+
+        private void rethrowStop() {
+            if (stop != null) {
+                throw stop;
+            }
+        }
+
+        private Result failure(PolyglotException e, Limits limits) {
+            rethrowStop();
+            if (timedOut.get()) {
+                return failed(CodeError.Kind.TIMEOUT, "the script ran longer than " + describe(limits.timeout())
+                        + " (tool calls included) and was stopped", 0, 0);
+            }
+            if (e.isResourceExhausted() && e.isCancelled()) {
+                return failed(CodeError.Kind.STATEMENT_LIMIT, "the script executed more than " + limits.maxStatements()
+                        + " statements and was stopped (an endless loop?)", 0, 0);
+            }
+            if (e.isResourceExhausted()) {
+                return failed(CodeError.Kind.OUT_OF_MEMORY, "the script used too much memory and was stopped", 0, 0);
+            }
+            if (e.isCancelled() || e.isExit() || e.isInterrupted()) {
+                return failed(CodeError.Kind.TIMEOUT, "the script was stopped", 0, 0);
+            }
+            if (e.isHostException() || e.isInternalError()) {
+                LOG.warn("A script failed inside the sandbox's host code", e);
+                return failed(CodeError.Kind.EXCEPTION, "the script failed in the sandbox: " + e.getMessage(), 0, 0);
+            }
+            SourceSection where = userLocation(e);
+            int line = where == null ? 0 : where.getStartLine();
+            int column = where == null ? 0 : where.getStartColumn() - (line == 1 ? PREFIX.length() : 0);
+            if (e.isSyntaxError()) {
+                return failed(CodeError.Kind.SYNTAX, syntaxMessage(e.getMessage()), line, Math.max(column, 1));
+            }
+            String message = e.getMessage() == null ? "Error" : e.getMessage();
+            boolean stack = message.startsWith("RangeError: Maximum call stack size exceeded");
+            return failed(stack ? CodeError.Kind.STACK_OVERFLOW : CodeError.Kind.EXCEPTION, message, line, Math.max(column, 0));
+        }
+    }
+
+    /** Where in the user's code an error arose: the innermost frame of the script's source. */
+    private static SourceSection userLocation(PolyglotException e) {
+        SourceSection where = e.getSourceLocation();
+        if (where != null && USER_SOURCE.equals(where.getSource().getName())) {
+            return where;
+        }
+        for (PolyglotException.StackFrame frame : e.getPolyglotStackTrace()) {
+            SourceSection section = frame.getSourceLocation();
+            if (frame.isGuestFrame() && section != null && USER_SOURCE.equals(section.getSource().getName())) {
+                return section;
+            }
+        }
+        return null;
+    }
+
+    /** "SyntaxError: script.js:1:37 Expected an operand but found ;\n(snippet)" becomes "Expected an operand but found ;". */
+    private static String syntaxMessage(String message) {
+        String first = message == null ? "" : message.lines().findFirst().orElse("");
+        String text = first.replaceFirst("^SyntaxError: ", "").replaceFirst("^" + USER_SOURCE + ":\\d+:\\d+ ", "");
+        return text.isBlank() ? "invalid syntax" : text;
+    }
+
+    private static String names(SortedSet<String> names) {
+        StringBuilder json = new StringBuilder("[");
+        for (String name : names) {
+            json.append(json.length() > 1 ? "," : "").append(quote(name));
+        }
+        return json.append(']').toString();
+    }
+
+    static String quote(String text) {
+        StringBuilder out = new StringBuilder("\"");
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private static String describe(Duration d) {
+        long millis = d.toMillis();
+        return millis % 1000 == 0 ? (millis / 1000) + " s" : millis + " ms";
+    }
+
+    private static Result failed(CodeError.Kind kind, String message, int line, int column) {
+        return new Result.Failed(new CodeError(kind, message, line, column));
+    }
+
+    private static String prelude() {
+        try (InputStream in = Sandbox.class.getResourceAsStream("prelude.js")) {
+            if (in == null) {
+                throw new IllegalStateException("prelude.js is missing from the codemode jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read prelude.js", e);
+        }
+    }
+
+    /**
+     * What one script may take.
+     *
+     * @param timeout        wall-clock time, tool calls included
+     * @param maxStatements  statements executed
+     * @param maxSourceBytes the source's size in UTF-8
+     */
+    record Limits(Duration timeout, long maxStatements, int maxSourceBytes) {
+        Limits {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero() || maxStatements < 1 || maxSourceBytes < 1) {
+                throw new IllegalArgumentException("limits must be positive: " + timeout + ", " + maxStatements + ", "
+                        + maxSourceBytes);
+            }
+        }
+    }
+
+    /**
+     * What the script sees.
+     *
+     * @param caller         makes the tool calls
+     * @param toolNames      the tools on {@code tools}, by full name
+     * @param randomSeed     seeds {@code Math.random}
+     * @param nowEpochMillis what {@code Date.now()} and {@code new Date()} return
+     * @param console        takes each {@code console} line
+     */
+    record Bindings(ToolCaller caller, SortedSet<String> toolNames, long randomSeed, long nowEpochMillis,
+                    Consumer<String> console) {
+        Bindings {
+            Objects.requireNonNull(caller, "caller");
+            Objects.requireNonNull(toolNames, "toolNames");
+            Objects.requireNonNull(console, "console");
+        }
+    }
+
+    /** Makes the script's tool calls. */
+    @FunctionalInterface
+    interface ToolCaller {
+        /**
+         * Called synchronously from the script with the tool's full name and its argument as JSON
+         * text; returns the result as JSON text. Throws {@link ToolFailure} for an error the script
+         * may catch; any other exception stops the script and comes out of {@link Sandbox#run}.
+         */
+        String call(String tool, String argsJson);
+    }
+
+    /** An error the script sees and may catch: an {@code Error} with this name, message, {@code tool} and {@code data}. */
+    static final class ToolFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String name;
+        private final String dataJson;
+
+        ToolFailure(String name, String message, String dataJson) {
+            super(message, null, false, false);
+            this.name = Objects.requireNonNull(name, "name");
+            this.dataJson = dataJson;
+        }
+
+        String name() {
+            return name;
+        }
+
+        String dataJson() {
+            return dataJson;
+        }
+    }
+
+    /** What became of a script. */
+    sealed interface Result {
+        /** It returned; {@code json} is its value as JSON ({@code null} for undefined). */
+        record Returned(String json) implements Result {
+        }
+
+        /** It did not. */
+        record Failed(CodeError error) implements Result {
+        }
+    }
+
+    /**
+     * Why a script failed, and where in its source (1-based; 0 when unknown).
+     */
+    record CodeError(Kind kind, String message, int line, int column) {
+
+        /** The kinds of failure. */
+        enum Kind { SYNTAX, EXCEPTION, TIMEOUT, STATEMENT_LIMIT, SOURCE_TOO_LARGE, STACK_OVERFLOW, OUT_OF_MEMORY, NOT_JSON }
+
+        /** A message the model can act on: {@code "SyntaxError at 2:10: Expected an operand but found ;"}. */
+        String describe() {
+            String at = line > 0 ? " at " + line + ":" + column : "";
+            return switch (kind) {
+                case SYNTAX -> "SyntaxError" + at + ": " + message;
+                case EXCEPTION, STACK_OVERFLOW -> {
+                    int colon = message.indexOf(": ");
+                    boolean named = colon > 0 && message.substring(0, colon).matches("[A-Za-z_$][A-Za-z0-9_$]*");
+                    yield named ? message.substring(0, colon) + at + message.substring(colon) : "Error" + at + ": " + message;
+                }
+                default -> message;
+            };
+        }
+    }
+}
