@@ -6,12 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.SortedSet;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
@@ -50,11 +46,12 @@ final class Sandbox implements AutoCloseable {
     private static final String PREFIX = "(function (tools, console) { \"use strict\"; ";
     private static final String SUFFIX = "\n})";
     private static final String PRELUDE = prelude();
-    private static final AtomicInteger WATCHDOGS = new AtomicInteger();
+    /** The result of an attempt the caller's signal ended; {@link #run} throws the signal instead. */
+    private static final Result STOPPED = new Result.Failed(new CodeError(CodeError.Kind.EXCEPTION, "stopped", 0, 0));
 
     private final Engine engine;
     private final Source prelude;
-    private final ScheduledExecutorService watchdog;
+    private final ScriptThreads threads = new ScriptThreads();
 
     Sandbox() {
         this.engine = Engine.newBuilder("js")
@@ -75,11 +72,6 @@ final class Sandbox implements AutoCloseable {
                 .option("js.unhandled-rejections", "none")
                 .build();
         this.prelude = Source.newBuilder("js", PRELUDE, "toolgate-prelude.js").cached(true).buildLiteral();
-        this.watchdog = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "toolgate-codemode-watchdog-" + WATCHDOGS.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     /**
@@ -96,7 +88,10 @@ final class Sandbox implements AutoCloseable {
             return failed(CodeError.Kind.SOURCE_TOO_LARGE, "the script is " + bytes + " bytes; the limit is "
                     + limits.maxSourceBytes(), 0, 0);
         }
-        Attempt attempt = new Attempt(bindings);
+        if (threads.stuck() >= ScriptThreads.MAX_STUCK) {
+            return failed(CodeError.Kind.TIMEOUT, "the sandbox takes no scripts now: " + threads.stuck()
+                    + " earlier scripts could not be stopped and still run", 0, 0);
+        }
         Context context = Context.newBuilder("js")
                 .engine(engine)
                 .allowHostAccess(HostAccess.NONE)
@@ -111,47 +106,94 @@ final class Sandbox implements AutoCloseable {
                 .allowInnerContextOptions(false)
                 .resourceLimits(ResourceLimits.newBuilder().statementLimit(limits.maxStatements(), null).build())
                 .build();
-        ScheduledFuture<?> deadline = watchdog.schedule(() -> {
-            attempt.timedOut.set(true);
-            context.close(true);
-        }, limits.timeout().toNanos(), TimeUnit.NANOSECONDS);
-        attempt.context = context;
-        try {
-            return attempt.execute(code, limits);
-        } finally {
-            deadline.cancel(false);
-            try {
-                context.close(true);
-            } catch (RuntimeException e) {
-                LOG.debug("Closing a script's context failed", e);
-            }
+        Attempt attempt = new Attempt(bindings, context, code, limits);
+        ScriptThreads.Outcome<Result> outcome = threads.run(attempt, limits.timeout());
+        if (attempt.stop != null) {
+            throw attempt.stop; // the caller's own signal, on the caller's thread
         }
+        if (outcome instanceof ScriptThreads.Outcome.Ended<Result> ended) {
+            return ended.value();
+        }
+        return failed(CodeError.Kind.TIMEOUT, "the script ran longer than " + describe(limits.timeout())
+                + " (tool calls included) and was stopped", 0, 0);
     }
 
+    /** Stops the threads and closes the engine; a script that could not be stopped keeps its context. */
     @Override
     public void close() {
-        watchdog.shutdownNow();
-        engine.close(true);
+        threads.close();
+        Thread closer = new Thread(() -> engine.close(true), "toolgate-codemode-engine-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(ScriptThreads.GRACE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
-    /** One run: the context, the caller's stop signal if any, and what became of the time. */
-    private final class Attempt {
+    /**
+     * One run, on its script thread: the context, the caller's stop signal if any, and what became of
+     * the time. Tool calls hold {@code calling}, so the run is never abandoned in the middle of one, and
+     * none starts once it is.
+     */
+    private final class Attempt implements ScriptThreads.Script<Result> {
         private final Bindings bindings;
+        private final Context context;
+        private final String code;
+        private final Limits limits;
         private final AtomicBoolean timedOut = new AtomicBoolean();
+        private final ReentrantLock calling = new ReentrantLock();
         private volatile RuntimeException stop;
         private volatile boolean finished;
-        private Context context;
+        private volatile boolean abandoned;
 
-        Attempt(Bindings bindings) {
+        Attempt(Bindings bindings, Context context, String code, Limits limits) {
             this.bindings = bindings;
+            this.context = context;
+            this.code = code;
+            this.limits = limits;
         }
 
-        Result execute(String code, Limits limits) {
+        @Override
+        public Result call() {
+            try {
+                return execute(code, limits);
+            } finally {
+                finished = true;
+                closeQuietly(context);
+            }
+        }
+
+        @Override
+        public void cancel() {
+            timedOut.set(true);
+            closeQuietly(context);
+        }
+
+        @Override
+        public void abandon() {
+            abandoned = true;
+            calling.lock(); // a tool call in flight ends first (its own timeout bounds it)
+            calling.unlock();
+        }
+
+        @Override
+        public boolean kill(Thread thread) {
+            calling.lock(); // never inside a tool call: the host's code must not be stopped halfway
+            try {
+                return finished || !thread.isAlive() || ScriptThreads.stop(thread);
+            } finally {
+                calling.unlock();
+            }
+        }
+
+        private Result execute(String code, Limits limits) {
             Value run;
             try {
                 Value setup = context.eval(prelude);
                 run = setup.execute((ProxyExecutable) this::callTool, (ProxyExecutable) this::log,
-                        Value.asValue(names(bindings.toolNames())), Value.asValue((double) (bindings.randomSeed() >>> 11)),
+                        Value.asValue(names(bindings.toolNames())), Value.asValue((double) seed32(bindings.randomSeed())),
                         Value.asValue((double) bindings.nowEpochMillis()));
             } catch (PolyglotException e) {
                 return failure(e, limits);
@@ -167,11 +209,12 @@ final class Sandbox implements AutoCloseable {
                 outcome = run.execute(user);
             } catch (PolyglotException e) {
                 finished = true;
-                rethrowStop();
                 return failure(e, limits);
             }
             finished = true;
-            rethrowStop();
+            if (stop != null) {
+                return STOPPED;
+            }
             if (outcome.hasMember("error")) {
                 return failed(CodeError.Kind.NOT_JSON, outcome.getMember("error").asString(), 0, 0);
             }
@@ -186,12 +229,13 @@ final class Sandbox implements AutoCloseable {
 
         /** The host side of every tool call: a JSON envelope back, or the stop signal kept for {@link #run}. */
         private Object callTool(Value... arguments) {
-            if (finished || stop != null) {
-                return "{\"abort\":true}";
-            }
             String tool = arguments[0].asString();
             String args = arguments[1].asString();
+            calling.lock();
             try {
+                if (finished || abandoned || stop != null) {
+                    return "{\"abort\":true}";
+                }
                 return "{\"ok\":" + bindings.caller().call(tool, args) + "}";
             } catch (ToolFailure failure) {
                 return "{\"error\":{\"name\":" + quote(failure.name()) + ",\"message\":" + quote(failure.getMessage())
@@ -200,26 +244,24 @@ final class Sandbox implements AutoCloseable {
                 // the attempt must stop (a pause, a refusal): the script may catch what it sees, so the
                 // signal is kept here, no later call goes through, and the context is cancelled now
                 stop = signal;
-                watchdog.execute(() -> context.close(true));
+                threads.later(this::cancel); // whatever the script catches, it goes no further
                 return "{\"abort\":true}";
+            } finally {
+                calling.unlock();
             }
         }
 
         private Object log(Value... arguments) {
-            if (!finished && stop == null) {
+            if (!finished && !abandoned && stop == null) {
                 bindings.console().accept(arguments[0].asString());
             }
             return null;
         }
 
-        private void rethrowStop() {
-            if (stop != null) {
-                throw stop;
-            }
-        }
-
         private Result failure(PolyglotException e, Limits limits) {
-            rethrowStop();
+            if (stop != null) {
+                return STOPPED;
+            }
             if (timedOut.get()) {
                 return failed(CodeError.Kind.TIMEOUT, "the script ran longer than " + describe(limits.timeout())
                         + " (tool calls included) and was stopped", 0, 0);
@@ -244,10 +286,32 @@ final class Sandbox implements AutoCloseable {
             if (e.isSyntaxError()) {
                 return failed(CodeError.Kind.SYNTAX, syntaxMessage(e.getMessage()), line, Math.max(column, 1));
             }
-            String message = e.getMessage() == null ? "Error" : e.getMessage();
+            String message = thrown(e);
             boolean stack = message.startsWith("RangeError: Maximum call stack size exceeded");
             return failed(stack ? CodeError.Kind.STACK_OVERFLOW : CodeError.Kind.EXCEPTION, message, line, Math.max(column, 0));
         }
+    }
+
+    /**
+     * "Name: message" of what the script threw: the thrown object's own name and message when they
+     * are strings (reading them may run the script's getters, still under its limits), else the
+     * engine's message.
+     */
+    private static String thrown(PolyglotException e) {
+        String fallback = e.getMessage() == null ? "Error" : e.getMessage();
+        try {
+            Value guest = e.getGuestObject();
+            if (guest != null && guest.hasMembers()) {
+                Value name = guest.getMember("name");
+                Value message = guest.getMember("message");
+                if (name != null && name.isString() && message != null && message.isString()) {
+                    return name.asString() + ": " + message.asString();
+                }
+            }
+        } catch (PolyglotException | IllegalStateException | UnsupportedOperationException ignored) {
+            // a hostile getter, or the context is gone: the engine's message is enough
+        }
+        return fallback;
     }
 
     /** Where in the user's code an error arose: the innermost frame of the script's source. */
@@ -270,6 +334,15 @@ final class Sandbox implements AutoCloseable {
         String first = message == null ? "" : message.lines().findFirst().orElse("");
         String text = first.replaceFirst("^SyntaxError: ", "").replaceFirst("^" + USER_SOURCE + ":\\d+:\\d+ ", "");
         return text.isBlank() ? "invalid syntax" : text;
+    }
+
+    /** 32 well-mixed bits of a 64-bit seed (SplitMix64's finalizer), for the script's generator. */
+    static long seed32(long seed) {
+        long z = seed + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        return z & 0xFFFFFFFFL;
     }
 
     private static String names(SortedSet<String> names) {
@@ -305,6 +378,14 @@ final class Sandbox implements AutoCloseable {
     private static String describe(Duration d) {
         long millis = d.toMillis();
         return millis % 1000 == 0 ? (millis / 1000) + " s" : millis + " ms";
+    }
+
+    private static void closeQuietly(Context context) {
+        try {
+            context.close(true);
+        } catch (RuntimeException e) {
+            LOG.debug("Closing a script's context failed", e);
+        }
     }
 
     private static Result failed(CodeError.Kind kind, String message, int line, int column) {

@@ -27,9 +27,8 @@
     try { delete global[name]; } catch (e) { /* not configurable: leave it */ }
   }
 
-  // Math.random: a fixed sequence per run (mulberry32 over the seed's low and high words)
-  let state = (seed % 4294967296) >>> 0;
-  state = (state ^ Math.floor(seed / 4294967296)) >>> 0;
+  // Math.random: a fixed sequence per run (mulberry32 from a 32-bit seed)
+  let state = seed >>> 0;
   defineProperty(Math, "random", {
     value: function random() {
       state = (state + 0x6D2B79F5) >>> 0;

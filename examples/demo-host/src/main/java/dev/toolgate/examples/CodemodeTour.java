@@ -45,8 +45,22 @@ final class CodemodeTour {
         CallContext carol = as.apply(DemoPrincipals.CAROL);
         JsonNode declared = ((Executed) gate.call(carol, Codemode.DESCRIBE, "{}")).result();
         out.println("codemode.describe for carol -> " + declared.get("tools").size() + " tools declared; incident.create reads:");
-        declared.get("typescript").asString().lines().filter(line -> line.contains("create(input"))
-                .forEach(line -> out.println("  " + line.strip()));
+        java.util.List<String> lines = declared.get("typescript").asString().lines().toList();
+        int start = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith("    /**")) {
+                start = i;
+            }
+            if (lines.get(i).startsWith("    create(input")) {
+                break;
+            }
+        }
+        for (int i = start; i < lines.size(); i++) { // the doc comment, then the member up to its closing line
+            out.println("  " + lines.get(i));
+            if (i > start && lines.get(i).matches(" {4}\\S.*;$|^ {4}}.*;$")) {
+                break;
+            }
+        }
 
         out.println("the script carol's model wrote:");
         SCRIPT.lines().forEach(line -> out.println("  | " + line));
