@@ -238,7 +238,8 @@ final class Sandbox implements AutoCloseable {
                 }
                 return "{\"ok\":" + bindings.caller().call(tool, args) + "}";
             } catch (ToolFailure failure) {
-                return "{\"error\":{\"name\":" + quote(failure.name()) + ",\"message\":" + quote(failure.getMessage())
+                return "{\"error\":{\"name\":" + TsText.literal(failure.name())
+                        + ",\"message\":" + TsText.literal(String.valueOf(failure.getMessage()))
                         + ",\"data\":" + (failure.dataJson() == null ? "null" : failure.dataJson()) + "}}";
             } catch (RuntimeException signal) {
                 // the attempt must stop (a pause, a refusal): the script may catch what it sees, so the
@@ -348,31 +349,9 @@ final class Sandbox implements AutoCloseable {
     private static String names(SortedSet<String> names) {
         StringBuilder json = new StringBuilder("[");
         for (String name : names) {
-            json.append(json.length() > 1 ? "," : "").append(quote(name));
+            json.append(json.length() > 1 ? "," : "").append(TsText.literal(name));
         }
         return json.append(']').toString();
-    }
-
-    static String quote(String text) {
-        StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
     }
 
     private static String describe(Duration d) {

@@ -20,7 +20,7 @@ final class TsText {
         return isIdentifier(name) ? name : literal(name);
     }
 
-    /** A double-quoted string literal (JSON escaping, with the line and paragraph separators escaped too). */
+    /** A double-quoted string literal, valid as JSON and as JavaScript (the line and paragraph separators escaped too). */
     static String literal(String text) {
         StringBuilder out = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
