@@ -17,7 +17,6 @@ import org.graalvm.polyglot.PolyglotAccess;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.ResourceLimits;
 import org.graalvm.polyglot.Source;
-import org.graalvm.polyglot.SourceSection;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.io.IOAccess;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
@@ -281,60 +280,8 @@ final class Sandbox implements AutoCloseable {
                 LOG.warn("A script failed inside the sandbox's host code", e);
                 return failed(CodeError.Kind.EXCEPTION, "the script failed in the sandbox: " + e.getMessage(), 0, 0);
             }
-            SourceSection where = userLocation(e);
-            int line = where == null ? 0 : where.getStartLine();
-            int column = where == null ? 0 : where.getStartColumn() - (line == 1 ? PREFIX.length() : 0);
-            if (e.isSyntaxError()) {
-                return failed(CodeError.Kind.SYNTAX, syntaxMessage(e.getMessage()), line, Math.max(column, 1));
-            }
-            String message = thrown(e);
-            boolean stack = message.startsWith("RangeError: Maximum call stack size exceeded");
-            return failed(stack ? CodeError.Kind.STACK_OVERFLOW : CodeError.Kind.EXCEPTION, message, line, Math.max(column, 0));
+            return new Result.Failed(CodeError.of(e, USER_SOURCE, PREFIX.length()));
         }
-    }
-
-    /**
-     * "Name: message" of what the script threw: the thrown object's own name and message when they
-     * are strings (reading them may run the script's getters, still under its limits), else the
-     * engine's message.
-     */
-    private static String thrown(PolyglotException e) {
-        String fallback = e.getMessage() == null ? "Error" : e.getMessage();
-        try {
-            Value guest = e.getGuestObject();
-            if (guest != null && guest.hasMembers()) {
-                Value name = guest.getMember("name");
-                Value message = guest.getMember("message");
-                if (name != null && name.isString() && message != null && message.isString()) {
-                    return name.asString() + ": " + message.asString();
-                }
-            }
-        } catch (PolyglotException | IllegalStateException | UnsupportedOperationException ignored) {
-            // a hostile getter, or the context is gone: the engine's message is enough
-        }
-        return fallback;
-    }
-
-    /** Where in the user's code an error arose: the innermost frame of the script's source. */
-    private static SourceSection userLocation(PolyglotException e) {
-        SourceSection where = e.getSourceLocation();
-        if (where != null && USER_SOURCE.equals(where.getSource().getName())) {
-            return where;
-        }
-        for (PolyglotException.StackFrame frame : e.getPolyglotStackTrace()) {
-            SourceSection section = frame.getSourceLocation();
-            if (frame.isGuestFrame() && section != null && USER_SOURCE.equals(section.getSource().getName())) {
-                return section;
-            }
-        }
-        return null;
-    }
-
-    /** "SyntaxError: script.js:1:37 Expected an operand but found ;\n(snippet)" becomes "Expected an operand but found ;". */
-    private static String syntaxMessage(String message) {
-        String first = message == null ? "" : message.lines().findFirst().orElse("");
-        String text = first.replaceFirst("^SyntaxError: ", "").replaceFirst("^" + USER_SOURCE + ":\\d+:\\d+ ", "");
-        return text.isBlank() ? "invalid syntax" : text;
     }
 
     /** 32 well-mixed bits of a 64-bit seed (SplitMix64's finalizer), for the script's generator. */
@@ -457,29 +404,6 @@ final class Sandbox implements AutoCloseable {
 
         /** It did not. */
         record Failed(CodeError error) implements Result {
-        }
-    }
-
-    /**
-     * Why a script failed, and where in its source (1-based; 0 when unknown).
-     */
-    record CodeError(Kind kind, String message, int line, int column) {
-
-        /** The kinds of failure. */
-        enum Kind { SYNTAX, EXCEPTION, TIMEOUT, STATEMENT_LIMIT, SOURCE_TOO_LARGE, STACK_OVERFLOW, OUT_OF_MEMORY, NOT_JSON }
-
-        /** A message the model can act on: {@code "SyntaxError at 2:10: Expected an operand but found ;"}. */
-        String describe() {
-            String at = line > 0 ? " at " + line + ":" + column : "";
-            return switch (kind) {
-                case SYNTAX -> "SyntaxError" + at + ": " + message;
-                case EXCEPTION, STACK_OVERFLOW -> {
-                    int colon = message.indexOf(": ");
-                    boolean named = colon > 0 && message.substring(0, colon).matches("[A-Za-z_$][A-Za-z0-9_$]*");
-                    yield named ? message.substring(0, colon) + at + message.substring(colon) : "Error" + at + ": " + message;
-                }
-                default -> message;
-            };
         }
     }
 }

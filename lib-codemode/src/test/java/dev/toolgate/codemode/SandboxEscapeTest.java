@@ -146,7 +146,7 @@ class SandboxEscapeTest {
         Sandbox.Result result = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> sandbox.run(code, bindings, LIMITS));
 
         assertThat(result).as(name).isInstanceOf(Sandbox.Result.Failed.class);
-        Sandbox.CodeError error = ((Sandbox.Result.Failed) result).error();
+        CodeError error = ((Sandbox.Result.Failed) result).error();
         assertThat(error.describe()).as(name).isNotBlank();
         assertThat(calls).as("%s: only declared tools, with JSON arguments", name)
                 .allSatisfy(call -> assertThat(call).matches(ALLOWED_CALL));

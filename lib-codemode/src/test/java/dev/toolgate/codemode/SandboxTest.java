@@ -53,7 +53,7 @@ class SandboxTest {
         return ((Sandbox.Result.Returned) result).json();
     }
 
-    private Sandbox.CodeError failed(String code, Sandbox.ToolCaller caller, String... tools) {
+    private CodeError failed(String code, Sandbox.ToolCaller caller, String... tools) {
         Sandbox.Result result = run(code, caller, tools);
         assertThat(result).as(code).isInstanceOf(Sandbox.Result.Failed.class);
         return ((Sandbox.Result.Failed) result).error();
@@ -72,7 +72,7 @@ class SandboxTest {
         assertThat(returned("return undefined;", SandboxTest::echo)).isEqualTo("null");
         assertThat(failed("return 10n;", SandboxTest::echo).message()).contains("cannot be written as JSON");
         assertThat(failed("const a = {}; a.self = a; return a;", SandboxTest::echo).kind())
-                .isEqualTo(Sandbox.CodeError.Kind.NOT_JSON);
+                .isEqualTo(CodeError.Kind.NOT_JSON);
     }
 
     @Test
@@ -135,7 +135,7 @@ class SandboxTest {
         assertThat(calls).isEmpty();
         assertThat(failed("return (async () => { await null; return tools.x.y({}); })();", SandboxTest::echo, "x.y").message()).contains("Promise");
         assertThat(calls).isEmpty();
-        assertThat(failed("await tools.x.y({});", SandboxTest::echo, "x.y").kind()).isEqualTo(Sandbox.CodeError.Kind.SYNTAX);
+        assertThat(failed("await tools.x.y({});", SandboxTest::echo, "x.y").kind()).isEqualTo(CodeError.Kind.SYNTAX);
     }
 
     @Test
@@ -170,28 +170,28 @@ class SandboxTest {
 
     @Test
     void syntaxAndRuntimeErrorsSayWhereInTheScript() {
-        Sandbox.CodeError first = failed("return 1 +;", SandboxTest::echo);
-        assertThat(first.kind()).isEqualTo(Sandbox.CodeError.Kind.SYNTAX);
+        CodeError first = failed("return 1 +;", SandboxTest::echo);
+        assertThat(first.kind()).isEqualTo(CodeError.Kind.SYNTAX);
         assertThat(first.describe()).isEqualTo("SyntaxError at 1:11: Expected an operand but found ;");
-        Sandbox.CodeError third = failed("const a = 1;\nconst b = 2;\nreturn a +* b;", SandboxTest::echo);
+        CodeError third = failed("const a = 1;\nconst b = 2;\nreturn a +* b;", SandboxTest::echo);
         assertThat(third.describe()).startsWith("SyntaxError at 3:");
         assertThat(third.line()).isEqualTo(3);
-        Sandbox.CodeError runtime = failed("const a = null;\n  return a.x;", SandboxTest::echo);
-        assertThat(runtime.kind()).isEqualTo(Sandbox.CodeError.Kind.EXCEPTION);
+        CodeError runtime = failed("const a = null;\n  return a.x;", SandboxTest::echo);
+        assertThat(runtime.kind()).isEqualTo(CodeError.Kind.EXCEPTION);
         assertThat(runtime.line()).isEqualTo(2);
         assertThat(runtime.describe()).startsWith("TypeError at 2:").contains("null");
         assertThat(failed("throw new Error('boom');", SandboxTest::echo).describe()).isEqualTo("Error at 1:7: boom");
         assertThat(failed("function f() { return f(); }\nreturn f();", SandboxTest::echo).kind())
-                .isEqualTo(Sandbox.CodeError.Kind.STACK_OVERFLOW);
+                .isEqualTo(CodeError.Kind.STACK_OVERFLOW);
     }
 
     @Test
     void theLimitsStopAScriptAndTheEngineGoesOn() {
-        assertThat(failed("for (;;) { }", SandboxTest::echo).kind()).isEqualTo(Sandbox.CodeError.Kind.STATEMENT_LIMIT);
+        assertThat(failed("for (;;) { }", SandboxTest::echo).kind()).isEqualTo(CodeError.Kind.STATEMENT_LIMIT);
         Sandbox.Limits slow = new Sandbox.Limits(Duration.ofMillis(500), Long.MAX_VALUE, 10_000);
         long start = System.nanoTime();
         Sandbox.Result spun = sandbox.run("for (;;) { }", bindings(SandboxTest::echo), slow);
-        assertThat(((Sandbox.Result.Failed) spun).error().kind()).isEqualTo(Sandbox.CodeError.Kind.TIMEOUT);
+        assertThat(((Sandbox.Result.Failed) spun).error().kind()).isEqualTo(CodeError.Kind.TIMEOUT);
         Sandbox.Result blocked = sandbox.run("for (;;) { tools.x.y({}); }", bindings((tool, args) -> {
             try {
                 Thread.sleep(200);
@@ -203,7 +203,7 @@ class SandboxTest {
         assertThat(((Sandbox.Result.Failed) blocked).error().describe()).contains("longer than 500 ms");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         Sandbox.Result large = sandbox.run("return 1;" + " ".repeat(10_000), bindings(SandboxTest::echo), LIMITS);
-        assertThat(((Sandbox.Result.Failed) large).error().kind()).isEqualTo(Sandbox.CodeError.Kind.SOURCE_TOO_LARGE);
+        assertThat(((Sandbox.Result.Failed) large).error().kind()).isEqualTo(CodeError.Kind.SOURCE_TOO_LARGE);
         assertThat(returned("return 2;", SandboxTest::echo)).isEqualTo("2");
     }
 
