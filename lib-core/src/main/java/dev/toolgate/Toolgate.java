@@ -17,6 +17,10 @@ import dev.toolgate.gate.ProposeApplyEngine;
 import dev.toolgate.execution.ExecutionOutcome;
 import dev.toolgate.execution.Executions;
 import dev.toolgate.gate.PurgeResult;
+import dev.toolgate.gate.SourceUnavailableException;
+import dev.toolgate.gate.UnknownToolException;
+import dev.toolgate.source.SourceCatalog;
+import dev.toolgate.source.SourceStatus;
 import dev.toolgate.gate.Retention;
 import dev.toolgate.gate.SweepResult;
 import dev.toolgate.json.Json;
@@ -76,10 +80,13 @@ public final class Toolgate implements AutoCloseable {
     private final int maxArgumentBytes;
     private final ScheduledExecutorService sweeper;
     private final Executions executions;
+    private final SourceCatalog sources;
 
     Toolgate(ToolRegistry registry, Resolver resolver, ToolgateStore store, boolean ownsStore,
-             ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval, Executions executions) {
+             ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval, Executions executions,
+             SourceCatalog sources) {
         this.executions = executions;
+        this.sources = sources;
         this.registry = registry;
         this.resolver = resolver;
         this.store = store;
@@ -112,9 +119,13 @@ public final class Toolgate implements AutoCloseable {
         return resolveTools(principal).stream().map(RegisteredTool::descriptor).toList();
     }
 
-    /** The registered tools {@code principal} may see, sorted by name. */
+    /**
+     * The registered tools {@code principal} may see, sorted by name. Tools of a source whose listing
+     * is older than its cache TTL are listed again in the background; this call does not wait.
+     */
     public List<RegisteredTool> resolveTools(Principal principal) {
         Objects.requireNonNull(principal, "principal");
+        sources.refreshStale();
         return resolver.resolveTools(principal, registry.tools());
     }
 
@@ -131,6 +142,51 @@ public final class Toolgate implements AutoCloseable {
             entries.add(new CatalogEntry(tool.descriptor(), mode));
         }
         return List.copyOf(entries);
+    }
+
+    /**
+     * The actions guide for a context's principal: a Markdown page listing every tool the principal may
+     * use, grouped by plugin and tool source, each with its effect, its mode in this context and the
+     * mode's source, its description and a compact summary of its input; sources that cannot be
+     * reached are listed as unavailable. Written for a model's system prompt or a sandbox file. The
+     * same tools and policy always give the same page.
+     */
+    public String guide(CallContext context) {
+        List<Guide.Entry> entries = new ArrayList<>();
+        for (CatalogEntry entry : catalog(context)) {
+            String group = registry.find(entry.descriptor().name()).map(RegisteredTool::pluginId)
+                    .orElse(entry.descriptor().name());
+            entries.add(new Guide.Entry(group, entry.descriptor(), entry.mode()));
+        }
+        return Guide.render(context.principal().kind().name().toLowerCase(java.util.Locale.ROOT) + ":"
+                + context.principal().id(), entries, sources.statuses());
+    }
+
+    /** The actions guide for a principal with no tenant or automation; see {@link #guide(CallContext)}. */
+    public String guide(Principal principal) {
+        return guide(CallContext.of(principal));
+    }
+
+    /** The state of every tool source: reachable or not, how many tools, when last listed, why not. */
+    public List<SourceStatus> listSources() {
+        return sources.statuses();
+    }
+
+    /**
+     * Lists every tool source now (in parallel, each bounded by its listing timeout) and returns their
+     * states. Changed tools are swapped in the registry, and MCP clients hear {@code tools/list_changed}.
+     */
+    public List<SourceStatus> refreshSources() {
+        return sources.refresh();
+    }
+
+    /**
+     * Lists one tool source now.
+     *
+     * @throws IllegalArgumentException if there is no source with this id
+     */
+    public SourceStatus refreshSource(String sourceId) {
+        return sources.refresh(sourceId);
     }
 
     /**
@@ -151,22 +207,38 @@ public final class Toolgate implements AutoCloseable {
      * @see ProposeApplyEngine#call
      */
     public CallResult call(CallContext context, String toolName, String argumentsJson) {
-        return engine.call(context, toolName, parseArguments(toolName, argumentsJson));
+        return call(context, toolName, parseArguments(toolName, argumentsJson));
     }
 
-    /** A model's tool call; see {@link ProposeApplyEngine#call}. */
+    /**
+     * A model's tool call; see {@link ProposeApplyEngine#call}.
+     *
+     * @throws SourceUnavailableException for a tool of a source that is down and has never listed it
+     */
     public CallResult call(CallContext context, String toolName, JsonNode arguments) {
-        return engine.call(context, toolName, arguments);
+        try {
+            return engine.call(context, toolName, arguments);
+        } catch (UnknownToolException e) {
+            throw sources.unavailable(toolName).map(RuntimeException.class::cast).orElse(e);
+        }
     }
 
     /** What a call would do, without doing it; see {@link ProposeApplyEngine#preview}. */
     public CallPreview preview(CallContext context, String toolName, JsonNode arguments) {
-        return engine.preview(context, toolName, arguments);
+        try {
+            return engine.preview(context, toolName, arguments);
+        } catch (UnknownToolException e) {
+            throw sources.unavailable(toolName).map(RuntimeException.class::cast).orElse(e);
+        }
     }
 
     /** Proposes a call whatever the permission mode; see {@link ProposeApplyEngine#propose}. */
     public Proposal propose(CallContext context, String toolName, String argumentsJson) {
-        return engine.propose(context, toolName, parseArguments(toolName, argumentsJson));
+        try {
+            return engine.propose(context, toolName, parseArguments(toolName, argumentsJson));
+        } catch (UnknownToolException e) {
+            throw sources.unavailable(toolName).map(RuntimeException.class::cast).orElse(e);
+        }
     }
 
     /** Applies a proposal by its token; see {@link ProposeApplyEngine#apply}. */
@@ -363,6 +435,7 @@ public final class Toolgate implements AutoCloseable {
         if (sweeper != null) {
             sweeper.shutdownNow();
         }
+        sources.close();
         engine.close();
         if (ownsStore) {
             store.close();

@@ -19,6 +19,9 @@ import dev.toolgate.spi.StoreSettings;
 import dev.toolgate.spi.ToolgateStore;
 import dev.toolgate.tool.Tool;
 import dev.toolgate.tool.ToolProvider;
+import dev.toolgate.source.SecretResolver;
+import dev.toolgate.source.SourceCatalog;
+import dev.toolgate.source.ToolSource;
 import dev.toolgate.tool.ToolRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,8 +74,41 @@ public final class ToolgateBuilder {
     private Duration policyCacheTtl = Duration.ofSeconds(1);
     private boolean requireDistinctApprover = DEFAULTS.requireDistinctApprover();
     private Retention retention = DEFAULTS.retention();
+    private final List<ToolSource> sources = new ArrayList<>();
+    private SecretResolver secrets;
+    private SourceCatalog.Settings sourceSettings = SourceCatalog.Settings.DEFAULT;
 
     ToolgateBuilder() {
+    }
+
+    /**
+     * Adds a tool source (a remote MCP server, a database): its tools are registered as
+     * {@code <source id>.<tool>} and governed like code tools. Sources listed in
+     * {@code META-INF/services/dev.toolgate.source.ToolSource} are added too unless component discovery
+     * is off. Toolgate closes its sources when it closes.
+     */
+    public ToolgateBuilder source(ToolSource source) {
+        sources.add(Objects.requireNonNull(source, "source"));
+        return this;
+    }
+
+    /**
+     * Where sources get their credentials. Without one, a resolver found through
+     * {@code META-INF/services/dev.toolgate.source.SecretResolver} is used, else one with no secrets.
+     */
+    public ToolgateBuilder secrets(SecretResolver secrets) {
+        this.secrets = Objects.requireNonNull(secrets, "secrets");
+        return this;
+    }
+
+    /**
+     * How long a source's tool list is used before it is listed again (default five minutes), how
+     * long one listing may take before the source counts as unavailable (default ten seconds), and
+     * how long one call of a source's tool may take (default thirty seconds).
+     */
+    public ToolgateBuilder sourceTimings(Duration cacheTtl, Duration listTimeout, Duration callTimeout) {
+        this.sourceSettings = new SourceCatalog.Settings(cacheTtl, listTimeout, callTimeout);
+        return this;
     }
 
     /** Uses this registry instead of discovering one or creating a new one. */
@@ -301,6 +337,12 @@ public final class ToolgateBuilder {
             discovery.all(ToolProvider.class).forEach(tools::register);
         }
         providers.forEach(tools::register);
+        List<ToolSource> allSources = new ArrayList<>(sources);
+        if (discoverComponents) {
+            allSources.addAll(discovery.all(ToolSource.class));
+        }
+        SecretResolver vault = secrets != null ? secrets
+                : discovered(discovery, SecretResolver.class).orElse(SecretResolver.none());
         Resolver access = resolver != null ? resolver : discovered(discovery, Resolver.class).orElse(Resolver.standard());
         ToolBudget limits = budget != null ? budget : discovered(discovery, ToolBudget.class).orElse(ToolBudget.standard());
         List<ToolCallListener> allListeners = new ArrayList<>(listeners);
@@ -310,7 +352,9 @@ public final class ToolgateBuilder {
         boolean ownsStore = store == null;
         ToolgateStore opened = store != null ? store : openStore(discovery);
         ToolgateStore storage = PolicyCache.around(opened, policyCacheTtl);
+        SourceCatalog catalog = null;
         try {
+            catalog = SourceCatalog.start(allSources, vault, tools, sourceSettings);
             EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper);
             ProposeApplyEngine.Factory factory = engineFactory != null ? engineFactory
                     : discovered(discovery, ProposeApplyEngine.Factory.class).map(f -> {
@@ -319,10 +363,13 @@ public final class ToolgateBuilder {
                     }).orElse(ProposeApplyEngine.standard());
             ProposeApplyEngine engine = factory.create(context);
             Executions executions = executions(discovery, engine, storage, tools, access, settings);
-            LOG.info("Toolgate ready: {} tool(s), {} program(s), store {}, resolver {}", tools.tools().size(),
-                    executions == null ? 0 : executions.programs().size(), storage, access);
-            return new Toolgate(tools, access, storage, ownsStore, engine, settings, sweepInterval, executions);
+            LOG.info("Toolgate ready: {} tool(s), {} program(s), {} source(s), store {}, resolver {}", tools.tools().size(),
+                    executions == null ? 0 : executions.programs().size(), allSources.size(), storage, access);
+            return new Toolgate(tools, access, storage, ownsStore, engine, settings, sweepInterval, executions, catalog);
         } catch (RuntimeException e) {
+            if (catalog != null) {
+                catalog.close();
+            }
             if (ownsStore) {
                 opened.close();
             }

@@ -239,6 +239,9 @@ final class Steps implements AutoCloseable {
         if (e instanceof Error error) {
             throw error;
         }
+        if (e instanceof SourceUnavailableException unavailable) {
+            return unavailable.recordedAs(record.id(), message);
+        }
         return new ToolExecutionException(record.id(), record.toolName(), message, e instanceof ToolRunner.Timeout);
     }
 

@@ -16,8 +16,10 @@ import tools.jackson.databind.json.JsonMapper;
 final class DefaultToolRegistry implements ToolRegistry {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolRegistry.class);
-    private static final Pattern PLUGIN_ID = Pattern.compile("[A-Za-z0-9_-]{1,32}");
+    private static final Pattern PLUGIN_ID = Pattern.compile("([a-z][a-z0-9]{0,7}:)?[A-Za-z0-9_-]{1,32}");
     private static final int MAX_NAME = 64;
+    /** Tools of a source ({@code mcp:github.create_issue}) keep the remote name, up to MCP's 128. */
+    private static final int MAX_SOURCE_NAME = 128;
     /** Reserved for tools the adapters add themselves, such as {@code toolgate.apply}. */
     static final String RESERVED_PLUGIN = "toolgate";
 
@@ -31,8 +33,18 @@ final class DefaultToolRegistry implements ToolRegistry {
 
     @Override
     public List<RegisteredTool> register(ToolProvider provider) {
+        return add(provider, false);
+    }
+
+    @Override
+    public List<RegisteredTool> replace(ToolProvider provider) {
+        return add(provider, true);
+    }
+
+    private List<RegisteredTool> add(ToolProvider provider, boolean replace) {
         String source = describe(provider);
         List<RegisteredTool> added = new ArrayList<>();
+        boolean changed;
         synchronized (this) {
             String pluginId = pluginIdOf(provider, source);
             List<Tool<?, ?>> tools;
@@ -44,11 +56,17 @@ final class DefaultToolRegistry implements ToolRegistry {
                 throw new ToolDefinitionException(source + " (plugin '" + pluginId + "') failed to build its tools: " + e, e);
             }
             Map<String, RegisteredTool> next = new TreeMap<>(snapshot);
+            List<ToolDescriptor> before = List.of();
+            if (replace) {
+                before = next.values().stream().filter(t -> t.pluginId().equals(pluginId)).map(RegisteredTool::descriptor).toList();
+                next.values().removeIf(t -> t.pluginId().equals(pluginId));
+            }
+            int max = pluginId.indexOf(':') >= 0 ? MAX_SOURCE_NAME : MAX_NAME;
             for (Tool<?, ?> tool : tools) {
                 String name = pluginId + "." + tool.name();
-                if (name.length() > MAX_NAME) {
+                if (name.length() > max) {
                     throw new ToolDefinitionException("Tool name '" + name + "' from " + source + " is " + name.length()
-                            + " characters; tool names are at most " + MAX_NAME + " (MCP-safe)");
+                            + " characters; tool names are at most " + max + " (MCP-safe)");
                 }
                 RegisteredTool existing = next.get(name);
                 if (existing != null) {
@@ -64,7 +82,13 @@ final class DefaultToolRegistry implements ToolRegistry {
                 next.put(name, registered);
                 added.add(registered);
             }
-            snapshot = Collections.unmodifiableMap(next);
+            changed = !replace || !before.equals(added.stream().map(RegisteredTool::descriptor)
+                    .sorted(java.util.Comparator.comparing(ToolDescriptor::name)).toList());
+            if (changed) {
+                snapshot = Collections.unmodifiableMap(next);
+            } else {
+                return List.copyOf(added.stream().map(t -> snapshot.get(t.name())).toList());
+            }
         }
         LOG.debug("Registered {} tool(s) from {}", added.size(), source);
         fireChanged();
@@ -126,7 +150,7 @@ final class DefaultToolRegistry implements ToolRegistry {
         }
         if (pluginId == null || !PLUGIN_ID.matcher(pluginId).matches()) {
             throw new ToolDefinitionException(source + " has an invalid plugin id '" + pluginId
-                    + "': use 1-32 characters of A-Za-z0-9_-");
+                    + "': use 1-32 characters of A-Za-z0-9_- (a tool source's id may carry its kind, as in mcp:github)");
         }
         if (RESERVED_PLUGIN.equals(pluginId)) {
             throw new ToolDefinitionException(source + " uses the reserved plugin id '" + RESERVED_PLUGIN + "'");

@@ -38,14 +38,17 @@ public final class RegisteredTool implements Guarded {
         ObjectNode generated;
         JsonNode output;
         try {
-            generated = schemas.schemaOf(tool.inputType());
-            output = tool.outputType().map(schemas::schemaOf).orElse(null);
+            generated = tool.givenInputSchema() != null ? tool.givenInputSchema() : schemas.schemaOf(tool.inputType());
+            output = tool.givenOutputSchema() != null ? tool.givenOutputSchema()
+                    : tool.outputType().map(schemas::schemaOf).orElse(null);
         } catch (RuntimeException e) {
             throw new ToolDefinitionException("Tool '" + name + "': cannot generate a JSON Schema for "
                     + tool.inputType().getName() + ": " + e.getMessage(), e);
         }
         if (!"object".equals(generated.path("type").asString(""))) {
-            throw new ToolDefinitionException("Tool '" + name + "': input type " + tool.inputType().getName()
+            throw new ToolDefinitionException(tool.givenInputSchema() != null
+                    ? "Tool '" + name + "': its input schema does not describe a JSON object (\"type\": \"object\")"
+                    : "Tool '" + name + "': input type " + tool.inputType().getName()
                     + " does not map to a JSON object; use a record or a class with properties (NoInput for none)");
         }
         if (!generated.has("properties")) {
@@ -53,7 +56,18 @@ public final class RegisteredTool implements Guarded {
             generated = generated.deepCopy();
             generated.putObject("properties");
         }
-        this.validator = ToolSchemas.compile(generated);
+        if (tool.givenInputSchema() != null) {
+            List<ValidationIssue> issues = ToolSchemas.checkGivenSchema(generated);
+            if (!issues.isEmpty()) {
+                throw new ToolDefinitionException("Tool '" + name + "': its input schema is not a valid JSON Schema: "
+                        + issues.stream().map(ValidationIssue::toString).collect(Collectors.joining("; ")));
+            }
+        }
+        try {
+            this.validator = ToolSchemas.compile(generated);
+        } catch (RuntimeException e) {
+            throw new ToolDefinitionException("Tool '" + name + "': its input schema cannot be compiled: " + e.getMessage(), e);
+        }
         this.descriptor = new ToolDescriptor(name, tool.title().orElse(null), tool.description(), tool.effect(),
                 generated, output, List.copyOf(tool.requiredAccessRules()), tool.openWorld());
         this.schemaFingerprint = SchemaFingerprint.of(generated);

@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A tool a model can call: a name, a description written for the model, a typed input whose JSON
@@ -38,7 +40,7 @@ import java.util.regex.Pattern;
  */
 public final class Tool<I, O> {
 
-    static final Pattern LOCAL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    static final Pattern LOCAL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
     static final Pattern RULE = Pattern.compile("[A-Za-z0-9_.:*-]{1,200}");
 
     private final String name;
@@ -55,6 +57,8 @@ public final class Tool<I, O> {
     private final boolean openWorld;
     private final boolean dynamic;
     private final boolean standingApproval;
+    private final ObjectNode inputSchema;
+    private final ObjectNode outputSchema;
 
     private Tool(Builder<I, O> b) {
         this.name = b.name;
@@ -71,6 +75,8 @@ public final class Tool<I, O> {
         this.openWorld = b.openWorld;
         this.dynamic = b.dynamic;
         this.standingApproval = b.standingApproval;
+        this.inputSchema = b.inputSchema;
+        this.outputSchema = b.outputSchema;
     }
 
     /**
@@ -81,6 +87,22 @@ public final class Tool<I, O> {
      */
     public static <I> Builder<I, Object> builder(String name, Class<I> inputType) {
         return new Builder<>(name, inputType);
+    }
+
+    /**
+     * Starts a tool whose input is described by a JSON Schema rather than a Java type, such as a tool
+     * of a remote server or a database: arguments are validated against {@code inputSchema} and
+     * reach the tool's functions as the validated {@link JsonNode}.
+     *
+     * @param name        the name within its plugin or source
+     * @param inputSchema a JSON Schema (2020-12, or a draft it declares with {@code $schema}) of a JSON
+     *                    object; it is copied
+     */
+    public static Builder<JsonNode, Object> builder(String name, ObjectNode inputSchema) {
+        Objects.requireNonNull(inputSchema, "inputSchema");
+        Builder<JsonNode, Object> builder = new Builder<>(name, JsonNode.class);
+        builder.inputSchema = inputSchema.deepCopy();
+        return builder;
     }
 
     /** The name within its plugin. */
@@ -157,6 +179,24 @@ public final class Tool<I, O> {
         return standingApproval;
     }
 
+    /** The input schema given to {@link #builder(String, ObjectNode)}, if the tool was built that way. */
+    public Optional<ObjectNode> inputSchema() {
+        return Optional.ofNullable(inputSchema).map(ObjectNode::deepCopy);
+    }
+
+    /** The output schema given to {@link Builder#outputSchema(ObjectNode)}, if any. */
+    public Optional<ObjectNode> outputSchema() {
+        return Optional.ofNullable(outputSchema).map(ObjectNode::deepCopy);
+    }
+
+    ObjectNode givenInputSchema() {
+        return inputSchema;
+    }
+
+    ObjectNode givenOutputSchema() {
+        return outputSchema;
+    }
+
     DryRun<I> dryRunFunction() {
         return dryRun;
     }
@@ -197,6 +237,8 @@ public final class Tool<I, O> {
         private boolean openWorld;
         private boolean dynamic;
         private boolean standingApproval;
+        private ObjectNode inputSchema;
+        private ObjectNode outputSchema;
 
         Builder(String name, Class<I> inputType) {
             this.name = name;
@@ -238,6 +280,12 @@ public final class Tool<I, O> {
         /** Declares the result type so the descriptor carries an output schema. */
         public Builder<I, O> output(Type type) {
             this.outputType = type;
+            return this;
+        }
+
+        /** The result's JSON Schema, for tools that describe their output in JSON rather than a type. */
+        public Builder<I, O> outputSchema(ObjectNode schema) {
+            this.outputSchema = schema == null ? null : schema.deepCopy();
             return this;
         }
 
@@ -293,7 +341,7 @@ public final class Tool<I, O> {
             String label = "Tool '" + name + "'";
             if (name == null || !LOCAL_NAME.matcher(name).matches()) {
                 throw new ToolDefinitionException("Invalid tool name '" + name
-                        + "': use 1-64 characters of A-Za-z0-9_.- (MCP-safe)");
+                        + "': use 1-128 characters of A-Za-z0-9_.- (MCP-safe)");
             }
             Objects.requireNonNull(inputType, label + ": inputType");
             if (description == null || description.isBlank()) {
@@ -312,6 +360,9 @@ public final class Tool<I, O> {
             if (standingApproval && effect != Effect.MUTATE) {
                 throw new ToolDefinitionException(label + " is " + effect + ": only a MUTATE tool can have a standing "
                         + "approval (a DESTRUCTIVE tool always waits for a person)");
+            }
+            if (outputSchema != null && outputType != null) {
+                throw new ToolDefinitionException(label + " declares both an output type and an output schema");
             }
             if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
                 throw new ToolDefinitionException(label + " has a non-positive timeout " + timeout);

@@ -31,6 +31,19 @@ public interface ToolRegistry {
     }
 
     /**
+     * Replaces every tool of the provider's plugin (or tool source) with the provider's tools in one
+     * step, all or nothing. Listeners are told only if something changed: a tool added or removed, or
+     * a tool whose descriptor differs. Returns the provider's tools as registered.
+     *
+     * <p>The default unregisters and registers, which readers can see as two steps; the standard
+     * registry swaps its snapshot once.
+     */
+    default List<RegisteredTool> replace(ToolProvider provider) {
+        unregisterPlugin(provider.pluginId());
+        return register(provider);
+    }
+
+    /**
      * Removes every tool of a plugin.
      *
      * @return how many tools were removed

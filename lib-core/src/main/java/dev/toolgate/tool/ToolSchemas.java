@@ -83,6 +83,26 @@ final class ToolSchemas {
         return compiled;
     }
 
+    /**
+     * What is wrong with a schema a tool was given (rather than generated), checked against the
+     * meta-schema of its {@code $schema} dialect (2020-12 when it names none); empty if it is a valid
+     * schema.
+     */
+    static List<ValidationIssue> checkGivenSchema(JsonNode schema) {
+        String dialect = schema.path("$schema").asString("https://json-schema.org/draft/2020-12/schema");
+        Schema meta;
+        try {
+            meta = VALIDATORS.getSchema(com.networknt.schema.SchemaLocation.of(dialect.replace("#", "")));
+        } catch (RuntimeException e) {
+            return List.of(ValidationIssue.at("/$schema", "unknown dialect " + dialect));
+        }
+        Set<ValidationIssue> issues = new LinkedHashSet<>();
+        for (Error error : meta.validate(schema)) {
+            issues.add(ValidationIssue.at(pointer(error.getInstanceLocation()), error.getMessage()));
+        }
+        return List.copyOf(issues);
+    }
+
     /** Every issue with {@code arguments} against {@code schema}; empty if valid. */
     static List<ValidationIssue> validate(Schema schema, JsonNode arguments) {
         if (arguments == null || !arguments.isObject()) {

@@ -73,7 +73,7 @@ class ToolRegistryTest {
     void badNamesAreRejected() {
         assertThatThrownBy(() -> tool("has space")).isInstanceOf(ToolDefinitionException.class).hasMessageContaining("MCP-safe");
         assertThatThrownBy(() -> tool("")).isInstanceOf(ToolDefinitionException.class);
-        assertThatThrownBy(() -> tool("x".repeat(65))).isInstanceOf(ToolDefinitionException.class);
+        assertThatThrownBy(() -> tool("x".repeat(129))).isInstanceOf(ToolDefinitionException.class);
         assertThatThrownBy(() -> tool("ünïcode")).isInstanceOf(ToolDefinitionException.class);
 
         ToolRegistry registry = ToolRegistry.create();
@@ -83,7 +83,40 @@ class ToolRegistryTest {
                 .isInstanceOf(ToolDefinitionException.class).hasMessageContaining("reserved");
         assertThatThrownBy(() -> registry.register(ToolProvider.of("p".repeat(30), tool("x".repeat(40)))))
                 .isInstanceOf(ToolDefinitionException.class).hasMessageContaining("at most 64");
+        assertThatThrownBy(() -> registry.register(ToolProvider.of("p", tool("x".repeat(65)))))
+                .isInstanceOf(ToolDefinitionException.class).hasMessageContaining("at most 64");
+        assertThatThrownBy(() -> registry.register(ToolProvider.of("mcp:github", tool("x".repeat(118)))))
+                .as("a source's tools keep remote names up to MCP's 128")
+                .isInstanceOf(ToolDefinitionException.class).hasMessageContaining("at most 128");
+        assertThatThrownBy(() -> registry.register(ToolProvider.of("MCP:github", tool("a"))))
+                .isInstanceOf(ToolDefinitionException.class).hasMessageContaining("invalid plugin id");
         assertThat(registry.tools()).isEmpty();
+        assertThat(registry.register(ToolProvider.of("mcp:github", tool("x".repeat(117))))).hasSize(1);
+    }
+
+    @Test
+    void replaceSwapsAPluginsToolsAtOnceAndTellsListenersOnlyOfAChange() {
+        ToolRegistry registry = ToolRegistry.create();
+        registry.register(ToolProvider.of("other", tool("keep")));
+        registry.register(ToolProvider.of("mcp:docs", tool("a"), tool("b")));
+        java.util.concurrent.atomic.AtomicInteger changes = new java.util.concurrent.atomic.AtomicInteger();
+        registry.addListener(changes::incrementAndGet);
+
+        registry.replace(ToolProvider.of("mcp:docs", tool("b"), tool("a")));
+        assertThat(changes).as("the same tools in another order are no change").hasValue(0);
+
+        registry.replace(ToolProvider.of("mcp:docs", tool("a"), tool("c")));
+        assertThat(changes).hasValue(1);
+        assertThat(registry.tools()).extracting(RegisteredTool::name).containsExactly("mcp:docs.a", "mcp:docs.c", "other.keep");
+
+        assertThatThrownBy(() -> registry.replace(ToolProvider.of("mcp:docs", tool("d"), tool("d"))))
+                .isInstanceOf(ToolDefinitionException.class).hasMessageContaining("Duplicate");
+        assertThat(registry.tools()).as("a failed replace changes nothing")
+                .extracting(RegisteredTool::name).containsExactly("mcp:docs.a", "mcp:docs.c", "other.keep");
+
+        registry.replace(ToolProvider.of("mcp:docs"));
+        assertThat(registry.tools()).extracting(RegisteredTool::name).containsExactly("other.keep");
+        assertThat(changes).hasValue(2);
     }
 
     @Test
