@@ -98,6 +98,8 @@ final class ToolBridge {
     private final Object syncLock = new Object();
     private final RunTools runTools;
     private Map<String, McpSchema.Tool> published = Map.of();
+    /** The gate's name of each served tool whose MCP name differs from it (source tools), by MCP name. */
+    private volatile Map<String, String> gateNames = Map.of();
     private volatile McpAsyncServer server;
 
     ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal) {
@@ -113,7 +115,9 @@ final class ToolBridge {
     /** The tool specifications for the SDK's server: every registered tool plus the apply tool. */
     List<AsyncToolSpecification> specifications() {
         synchronized (syncLock) {
-            Map<String, McpSchema.Tool> tools = currentTools();
+            Map<String, String> names = new LinkedHashMap<>();
+            Map<String, McpSchema.Tool> tools = currentTools(names);
+            gateNames = Map.copyOf(names);
             published = tools;
             List<AsyncToolSpecification> specs = new ArrayList<>();
             tools.values().forEach(tool -> specs.add(specification(tool)));
@@ -157,7 +161,7 @@ final class ToolBridge {
         if (runTools.handles(tool.name())) {
             return !toolgate.resolveTools(principal).isEmpty();
         }
-        return visible(principal, tool.name()).isPresent();
+        return visible(principal, gateName(tool.name())).isPresent();
     }
 
     private void scheduleSync() {
@@ -175,7 +179,9 @@ final class ToolBridge {
             return;
         }
         synchronized (syncLock) {
-            Map<String, McpSchema.Tool> wanted = currentTools();
+            Map<String, String> names = new LinkedHashMap<>();
+            Map<String, McpSchema.Tool> wanted = currentTools(names);
+            gateNames = Map.copyOf(names);
             try {
                 for (String name : published.keySet()) {
                     if (!wanted.containsKey(name)) {
@@ -197,15 +203,27 @@ final class ToolBridge {
         }
     }
 
-    private Map<String, McpSchema.Tool> currentTools() {
+    /** The tools to serve by MCP name; {@code names} receives the gate's name of each renamed one. */
+    private Map<String, McpSchema.Tool> currentTools(Map<String, String> names) {
         Map<String, McpSchema.Tool> tools = new LinkedHashMap<>();
-        for (RegisteredTool tool : toolgate.registry().tools()) {
-            if (tool.name().equals(applyToolName)) {
+        List<RegisteredTool> codeFirst = new ArrayList<>(toolgate.registry().tools());
+        codeFirst.sort(java.util.Comparator.comparing((RegisteredTool tool) -> tool.name().indexOf(':') >= 0));
+        for (RegisteredTool tool : codeFirst) {
+            String wire = mcpName(tool.name());
+            if (wire.equals(applyToolName)) {
                 LOG.error("Tool {} from {} has the name of the MCP apply tool; it is not served over MCP. "
                         + "Rename it or choose another applyToolName", tool.name(), tool.source());
                 continue;
             }
-            tools.put(tool.name(), toMcp(tool.descriptor()));
+            if (tools.containsKey(wire)) {
+                LOG.error("Tool {} from {} has the MCP name {} of another tool; it is not served over MCP. Rename it",
+                        tool.name(), tool.source(), wire);
+                continue;
+            }
+            tools.put(wire, toMcp(wire, tool.descriptor()));
+            if (!wire.equals(tool.name())) {
+                names.put(wire, tool.name());
+            }
         }
         tools.put(applyToolName, applyTool());
         runTools.tools().forEach((name, tool) -> {
@@ -230,11 +248,26 @@ final class ToolBridge {
     }
 
     /**
+     * The name a tool is served under. MCP tool names are letters, digits, {@code _}, {@code -} and
+     * {@code .}; a source tool's gate name ({@code mcp:github.create_issue}) has a colon after the
+     * source's kind, which becomes an underscore: {@code mcp_github.create_issue}. Code tools keep
+     * their names. A code tool whose name a source tool's would take is served, the source tool not.
+     */
+    static String mcpName(String gateName) {
+        return gateName.replace(':', '_');
+    }
+
+    /** The gate's name of the tool served as {@code mcpName}. */
+    private String gateName(String mcpName) {
+        return mcpName == null ? null : gateNames.getOrDefault(mcpName, mcpName);
+    }
+
+    /**
      * A descriptor as an MCP tool: name, title, description, the input JSON Schema, and annotations
      * from the effect. The output schema is not advertised: a governed call's structured content is
      * the gate's envelope (executed, proposal, applied), not the tool's bare output.
      */
-    static McpSchema.Tool toMcp(ToolDescriptor descriptor) {
+    static McpSchema.Tool toMcp(String mcpName, ToolDescriptor descriptor) {
         Effect effect = descriptor.effect();
         ToolAnnotations annotations = ToolAnnotations.builder()
                 .title(descriptor.title().orElse(null))
@@ -242,7 +275,7 @@ final class ToolBridge {
                 .destructiveHint(effect == Effect.READ ? null : effect == Effect.DESTRUCTIVE)
                 .openWorldHint(descriptor.openWorld())
                 .build();
-        return McpSchema.Tool.builder(descriptor.name(), Json.mapper().convertValue(descriptor.inputSchema(), MAP))
+        return McpSchema.Tool.builder(mcpName, Json.mapper().convertValue(descriptor.inputSchema(), MAP))
                 .title(descriptor.title().orElse(null))
                 .description(descriptor.description())
                 .annotations(annotations)
@@ -278,7 +311,7 @@ final class ToolBridge {
 
     /** The {@code tools/call} handler for every tool. */
     CallToolResult call(McpSyncServerExchange exchange, CallToolRequest request) {
-        String name = request.name();
+        String name = gateName(request.name());
         Principal principal = principalOf(exchange.transportContext());
         if (principal == null) {
             throw unknownTool(name);
