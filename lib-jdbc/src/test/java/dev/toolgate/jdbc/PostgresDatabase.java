@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Assumptions;
  *
  * <p>Each caller gets its own schema ({@link #freshSchema}), so test classes never see each other's rows.
  */
-final class PostgresDatabase {
+public final class PostgresDatabase {
 
     static final String URL_VARIABLE = "TOOLGATE_TEST_PG_URL";
 
@@ -27,7 +27,7 @@ final class PostgresDatabase {
     }
 
     /** The server's JDBC URL, or aborts (fails under CI) when there is none. */
-    static synchronized String url() {
+    public static synchronized String url() {
         if (baseUrl == null && unavailable == null) {
             locate();
         }
@@ -45,7 +45,7 @@ final class PostgresDatabase {
     }
 
     /** A URL whose connections use the schema {@code name}, dropped and created empty now. */
-    static String freshSchema(String name) {
+    public static String freshSchema(String name) {
         String schema = "tg_" + name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
         String base = url();
         try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
