@@ -69,6 +69,58 @@ class CodemodeToolsTest {
         return ((Applied) result).result();
     }
 
+    /** A source whose tools a script calls as {@code tools["mcp:docs"].search(...)}. */
+    static final class DocsSource implements dev.toolgate.source.ToolSource {
+        final java.util.List<String> published = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public String id() {
+            return "mcp:docs";
+        }
+
+        @Override
+        public java.util.List<dev.toolgate.source.SourceTool> listTools(dev.toolgate.source.SourceContext context) {
+            tools.jackson.databind.node.ObjectNode schema = (tools.jackson.databind.node.ObjectNode) Json.toTree(Map.of(
+                    "type", "object", "properties", Map.of("text", Map.of("type", "string")), "required", List.of("text")));
+            return List.of(dev.toolgate.source.SourceTool.of("search", "Search the docs.", dev.toolgate.tool.Effect.READ, schema),
+                    dev.toolgate.source.SourceTool.of("publish", "Publish a page.", dev.toolgate.tool.Effect.MUTATE, schema));
+        }
+
+        @Override
+        public JsonNode callTool(String tool, JsonNode arguments, dev.toolgate.source.SourceContext context) {
+            if (tool.equals("publish")) {
+                published.add(arguments.get("text").asString());
+                return Json.toTree(Map.of("published", arguments.get("text").asString()));
+            }
+            return Json.toTree(Map.of("hits", List.of("page about " + arguments.get("text").asString())));
+        }
+    }
+
+    @Test
+    void aSourcesToolsAreDeclaredUnderTheirSourceAndAScriptCallsThemThroughTheGate() {
+        DocsSource docs = new DocsSource();
+        Toolgate withSource = fx.gate(b -> b.programs(Codemode.programs()).source(docs));
+        withSource.registry().register(Codemode.tools(withSource, Codemode.Limits.DEFAULT.withTimeout(Duration.ofSeconds(2))));
+
+        JsonNode declared = ((Executed) withSource.call(fx.ctx(fx.admin), Codemode.DESCRIBE, Json.toTree(Map.of()))).result();
+        assertThat(declared.get("typescript").asString()).contains("\"mcp:docs\": {").contains("search(input")
+                .contains("publish(input");
+
+        JsonNode reads = ((Applied) withSource.call(fx.ctx(fx.admin), Codemode.RUN, Json.toTree(Map.of("code",
+                "return tools[\"mcp:docs\"].search({text: \"x\"}).hits;")))).result();
+        assertThat(reads.get("status").asString()).isEqualTo("completed");
+        assertThat(reads.get("result").get(0).asString()).isEqualTo("page about x");
+
+        CallResult result = withSource.call(fx.ctx(fx.admin), Codemode.RUN, Json.toTree(Map.of("code", """
+                const found = tools["mcp:docs"].search({text: "budgets"});
+                tools["mcp:docs"].publish({text: found.hits[0]});
+                return found;
+                """)));
+        JsonNode outcome = ((Applied) result).result();
+        assertThat(outcome.get("status").asString()).as("the source's MUTATE tool pauses the run").isEqualTo("paused");
+        assertThat(docs.published).as("nothing is sent to the source before consent").isEmpty();
+    }
+
     @Test
     void describeDeclaresExactlyTheToolsTheCallerMayUse() {
         JsonNode writer = read(writer(), Codemode.DESCRIBE, Map.of());

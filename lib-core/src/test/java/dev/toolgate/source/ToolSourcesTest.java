@@ -365,6 +365,29 @@ class ToolSourcesTest {
     }
 
     @Test
+    void wordingDefaultsEnumsAndKeyOrderAreNotDrift() {
+        ObjectNode reviewed = schema("{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\","
+                + "\"description\":\"What to restart\",\"enum\":[\"api\",\"db\"]}},\"required\":[\"text\"]}");
+        FakeSource ops = new FakeSource("mcp:ops", SourceTool.of("restart", "Restart a service.", Effect.MUTATE, reviewed));
+        Toolgate gate = gate(ops);
+        CallContext operator = ctx(OPERATOR).withTenant("acme");
+        CallContext carol = ctx(CAROL).withTenant("acme");
+        gate.setMode(operator, OverrideScope.TENANT, "mcp:ops.restart", Mode.ALLOW);
+        String fingerprint = gate.registry().find("mcp:ops.restart").orElseThrow().schemaFingerprint();
+
+        ObjectNode reworded = schema("{\"required\":[\"text\"],\"properties\":{\"text\":{\"enum\":[\"api\",\"db\",\"cache\"],"
+                + "\"default\":\"api\",\"description\":\"The service to restart\",\"type\":\"string\"}},\"type\":\"object\"}");
+        ops.tools = List.of(SourceTool.of("restart", "Restart one service, gently.", Effect.MUTATE, reworded));
+        gate.refreshSources();
+
+        assertThat(gate.registry().find("mcp:ops.restart").orElseThrow().schemaFingerprint()).isEqualTo(fingerprint);
+        assertThat(gate.registry().find("mcp:ops.restart").orElseThrow().descriptor().description())
+                .as("the new wording is served").isEqualTo("Restart one service, gently.");
+        assertThat(gate.call(carol, "mcp:ops.restart", "{\"text\":\"cache\"}")).as("still the reviewed ALLOW")
+                .isInstanceOf(Applied.class);
+    }
+
+    @Test
     void aSchemaThatDriftsDowngradesAllowToRequireApprovalOnEveryInstanceAndNeverRelaxesDeny() {
         InMemoryStore shared = new InMemoryStore();
         FakeSource a = new FakeSource("mcp:ops", SourceTool.of("restart", "Restart a service.", Effect.MUTATE, TEXT),

@@ -60,7 +60,7 @@ public final class DemoHost {
 
     /** Runs the demo, printing to {@code out}. */
     public static void run(String[] args, PrintStream out) {
-        try (Toolgate gate = DemoPrincipals.configure(Toolgate.builder(), args).build()) {
+        try (Toolgate gate = SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args)).build()) {
             gate.registry().register(Codemode.tools(gate)); // its program was found through ServiceLoader
             new DemoHost(out, gate).tour();
         }
@@ -80,6 +80,7 @@ public final class DemoHost {
         autoMode();
         durableRun();
         codemode();
+        sources();
         auditTrail();
     }
 
@@ -226,8 +227,13 @@ public final class DemoHost {
         new CodemodeTour(gate, out, this::as).run();
     }
 
+    private void sources() {
+        heading("9. Tool sources: a database behind the gate, one that cannot be reached, and the actions guide");
+        new SourcesTour(gate, out, this::as).run();
+    }
+
     private void auditTrail() {
-        heading("9. The audit trail of this session (arguments are only hashed; results redacted and capped)");
+        heading("10. The audit trail of this session (arguments are only hashed; results redacted and capped)");
         List<CallRecord> records = gate.findCalls(CallQuery.latest(100).session(session));
         for (CallRecord r : reversed(records)) {
             out.printf("  %-19s %-10s %-20s by %-13s mode %-16s args %s...%s%n", r.createdAt().toString().substring(0, 19),

@@ -115,11 +115,18 @@ public final class DatabaseSource implements ToolSource {
         return maxRows;
     }
 
-    /** Connects once (so an unreachable database is reported at listing) and offers the two tools. */
+    /**
+     * Connects once (so an unreachable database is reported at listing) and offers the two tools.
+     *
+     * @throws SourceUnavailableException if no connection can be had
+     */
     @Override
-    public List<SourceTool> listTools(SourceContext context) throws SQLException {
+    public List<SourceTool> listTools(SourceContext context) {
         try (Connection connection = dataSource.getConnection()) {
             product = connection.getMetaData().getDatabaseProductName();
+        } catch (SQLException e) {
+            throw new SourceUnavailableException(null, null, id, "the database " + displayName + " cannot be reached: "
+                    + firstLine(e.getMessage()));
         }
         return List.of(queryTool(), tablesTool());
     }

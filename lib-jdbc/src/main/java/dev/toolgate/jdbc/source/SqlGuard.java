@@ -239,49 +239,34 @@ final class SqlGuard {
 
     /** A literal from the quote at {@code quote}; {@code ''} stands for a quote; backslashes are refused. */
     private static int string(String sql, int quote, int start, List<Token> out) throws Refused {
-        int i = quote + 1;
-        StringBuilder text = new StringBuilder();
-        while (true) {
-            if (i >= sql.length()) {
-                throw new Refused("a string literal is not closed", start);
-            }
-            char c = sql.charAt(i);
-            if (c == '\\') {
-                throw new Refused("a backslash in a string literal (databases read it differently); pass the value as a param", i);
-            }
-            if (c == '\'') {
-                if (i + 1 < sql.length() && sql.charAt(i + 1) == '\'') {
-                    text.append('\'');
-                    i += 2;
-                    continue;
-                }
-                out.add(new Token(Kind.STRING, text.toString(), start));
-                return i + 1;
-            }
-            text.append(c);
-            i++;
-        }
+        return quoted(sql, quote, start, '\'', Kind.STRING, "a string literal", out);
     }
 
     /** A quoted name from the quote at {@code quote}; {@code ""} stands for a double quote. */
     private static int quotedName(String sql, int quote, int start, List<Token> out) throws Refused {
+        return quoted(sql, quote, start, '"', Kind.QUOTED_NAME, "a quoted name", out);
+    }
+
+    /** Text between two {@code mark}s, a doubled mark standing for one; returns where it ends. */
+    private static int quoted(String sql, int quote, int start, char mark, Kind kind, String what, List<Token> out)
+            throws Refused {
         int i = quote + 1;
         StringBuilder text = new StringBuilder();
         while (true) {
             if (i >= sql.length()) {
-                throw new Refused("a quoted name is not closed", start);
+                throw new Refused(what + " is not closed", start);
             }
             char c = sql.charAt(i);
             if (c == '\\') {
-                throw new Refused("a backslash in a quoted name", i);
+                throw new Refused("a backslash in " + what + " (databases read it differently); pass the value as a param", i);
             }
-            if (c == '"') {
-                if (i + 1 < sql.length() && sql.charAt(i + 1) == '"') {
-                    text.append('"');
+            if (c == mark) {
+                if (i + 1 < sql.length() && sql.charAt(i + 1) == mark) {
+                    text.append(mark);
                     i += 2;
                     continue;
                 }
-                out.add(new Token(Kind.QUOTED_NAME, text.toString(), start));
+                out.add(new Token(kind, text.toString(), start));
                 return i + 1;
             }
             text.append(c);

@@ -88,6 +88,7 @@ class SqlGuardTest {
                 // two readers, two readings
                 Arguments.of("SELECT '\\'; DELETE FROM accounts; --'", "backslash in a string literal"),
                 Arguments.of("SELECT E'\\'; DELETE FROM accounts; --'", "backslash in a string literal"),
+                Arguments.of("SELECT \"a\\\" FROM accounts; DELETE FROM accounts --\"", "backslash in a quoted name"),
                 Arguments.of("SELECT 1 /* /* */ ; DELETE FROM accounts; -- */", "comment inside a comment"),
                 Arguments.of("SELECT 1 /* never closed", "comment is not closed"),
                 Arguments.of("SELECT 'never closed", "string literal is not closed"),

@@ -1,0 +1,94 @@
+package dev.toolgate.examples;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
+import dev.toolgate.access.Principal;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.Executed;
+import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.jdbc.source.DatabaseSource;
+import dev.toolgate.source.SourceStatus;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.function.Function;
+import org.h2.jdbcx.JdbcDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The demo's tool-source section: two databases put behind the gate as tool sources. {@code db:oncall}
+ * is an embedded H2 database with the on-call rota; {@code db:warehouse} points at a PostgreSQL that
+ * is not there, to show how an unreachable source is reported without holding up the rest. bob reads
+ * the rota through the read-only query tool, a write he slips in is refused before it reaches the
+ * database, and carol's model is handed the actions guide.
+ */
+final class SourcesTour {
+
+    private final Toolgate gate;
+    private final PrintStream out;
+    private final Function<Principal, CallContext> as;
+
+    SourcesTour(Toolgate gate, PrintStream out, Function<Principal, CallContext> as) {
+        this.gate = gate;
+        this.out = out;
+        this.as = as;
+    }
+
+    /** Adds the two database sources to {@code builder}. */
+    static ToolgateBuilder addSources(ToolgateBuilder builder) {
+        JdbcDataSource oncall = new JdbcDataSource();
+        oncall.setURL("jdbc:h2:mem:oncall;DB_CLOSE_DELAY=-1");
+        try (Connection c = oncall.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS rota (system_id VARCHAR(20) PRIMARY KEY, engineer VARCHAR(40), phone VARCHAR(20))");
+            s.execute("MERGE INTO rota KEY (system_id) VALUES ('billing', 'Dana', '+1 555 0101'), ('db', 'Eli', '+1 555 0102'),"
+                    + " ('web', 'Fran', '+1 555 0103')");
+        } catch (SQLException e) {
+            throw new IllegalStateException("the demo's on-call database could not be set up", e);
+        }
+        PGSimpleDataSource absent = new PGSimpleDataSource();
+        absent.setServerNames(new String[] {"127.0.0.1"});
+        absent.setPortNumbers(new int[] {1}); // nothing listens here: the source is reported unavailable
+        absent.setDatabaseName("warehouse");
+        absent.setConnectTimeout(2);
+        return builder
+                .source(DatabaseSource.builder("oncall", oncall).displayName("On-call rota").requires("catalog.system.read")
+                        .maxRows(20).build())
+                .source(DatabaseSource.builder("warehouse", absent).displayName("Data warehouse")
+                        .requires("catalog.system.read").build());
+    }
+
+    void run() {
+        out.println("the sources and their state:");
+        for (SourceStatus source : gate.listSources()) {
+            out.printf("  %-13s %-15s %-11s %d tool(s)%s%n", source.id(), source.displayName(),
+                    source.state().name().toLowerCase(java.util.Locale.ROOT), source.tools(),
+                    source.error() == null ? "" : "  <- " + source.error());
+        }
+        CallContext bob = as.apply(DemoPrincipals.BOB);
+        JsonNode rota = ((Executed) gate.call(bob, "db:oncall.query",
+                "{\"sql\":\"SELECT system_id, engineer FROM rota WHERE system_id <> ? ORDER BY system_id\",\"params\":[\"web\"]}"))
+                .result();
+        out.println("bob queries db:oncall (a READ, it runs directly) -> " + rota.get("rows") + ", truncated: "
+                + rota.get("truncated"));
+        out.println("bob slips a write into the query:");
+        try {
+            gate.call(bob, "db:oncall.query", "{\"sql\":\"SELECT 1; DELETE FROM rota\"}");
+            out.println("  (unexpectedly run)");
+        } catch (ToolExecutionException e) {
+            out.println("  failed and recorded: " + e.getMessage().replaceFirst("^\\w+: ", ""));
+        }
+        try {
+            gate.call(bob, "db:warehouse.query", "{\"sql\":\"SELECT 1\"}");
+        } catch (dev.toolgate.gate.SourceUnavailableException e) {
+            out.println("bob calls db:warehouse.query -> source unavailable: " + e.sourceId());
+        } catch (dev.toolgate.gate.UnknownToolException e) {
+            out.println("bob calls db:warehouse.query -> unknown tool (the source never listed its tools)");
+        }
+        out.println("the actions guide carol's model is given (an excerpt):");
+        String guide = gate.guide(as.apply(DemoPrincipals.CAROL));
+        int from = guide.indexOf("## db:oncall");
+        guide.substring(from < 0 ? 0 : from).lines().limit(12).forEach(line -> out.println("  | " + line));
+    }
+}
