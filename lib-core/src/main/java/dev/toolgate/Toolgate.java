@@ -216,26 +216,23 @@ public final class Toolgate implements AutoCloseable {
      * @throws SourceUnavailableException for a tool of a source that is down and has never listed it
      */
     public CallResult call(CallContext context, String toolName, JsonNode arguments) {
-        try {
-            return engine.call(context, toolName, arguments);
-        } catch (UnknownToolException e) {
-            throw sources.unavailable(toolName).map(RuntimeException.class::cast).orElse(e);
-        }
+        return orSourceUnavailable(toolName, () -> engine.call(context, toolName, arguments));
     }
 
     /** What a call would do, without doing it; see {@link ProposeApplyEngine#preview}. */
     public CallPreview preview(CallContext context, String toolName, JsonNode arguments) {
-        try {
-            return engine.preview(context, toolName, arguments);
-        } catch (UnknownToolException e) {
-            throw sources.unavailable(toolName).map(RuntimeException.class::cast).orElse(e);
-        }
+        return orSourceUnavailable(toolName, () -> engine.preview(context, toolName, arguments));
     }
 
     /** Proposes a call whatever the permission mode; see {@link ProposeApplyEngine#propose}. */
     public Proposal propose(CallContext context, String toolName, String argumentsJson) {
+        return orSourceUnavailable(toolName, () -> engine.propose(context, toolName, parseArguments(toolName, argumentsJson)));
+    }
+
+    /** An unknown tool of a source that is down is that source's unavailability, not a wrong name. */
+    private <T> T orSourceUnavailable(String toolName, java.util.function.Supplier<T> action) {
         try {
-            return engine.propose(context, toolName, parseArguments(toolName, argumentsJson));
+            return action.get();
         } catch (UnknownToolException e) {
             throw sources.unavailable(toolName).map(RuntimeException.class::cast).orElse(e);
         }
