@@ -234,13 +234,13 @@ public final class SsrfGuard {
                 throw refused("the host '" + host + "' is not a valid host name (label '" + label + "')");
             }
         }
-        if (labels.length == 1) {
-            throw refused("the host '" + host + "' is a single-label name, which resolves only on internal networks");
-        }
         for (String suffix : INTERNAL_SUFFIXES) {
             if (name.equals(suffix) || name.endsWith("." + suffix)) {
                 throw refused("the host '" + host + "' is an internal name (." + suffix + ")");
             }
+        }
+        if (labels.length == 1) {
+            throw refused("the host '" + host + "' is a single-label name, which resolves only on internal networks");
         }
         return new Target(scheme, name, port, requestTarget, null);
     }
@@ -268,7 +268,7 @@ public final class SsrfGuard {
             if (digits.isEmpty() && radix == 16 && label.length() == 2) {
                 throw refused("the host '" + host + "' has an empty hexadecimal part ('0x')");
             }
-            if (digits.length() > 10) {
+            if (digits.length() > 12) {
                 throw refused("the host '" + host + "' has an IPv4 part that overflows");
             }
             try {
