@@ -94,6 +94,9 @@ public final class UrlProbe {
     UrlProbe(ProbeSettings settings, Connector connector) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.connector = Objects.requireNonNull(connector, "connector");
+        if (settings.hasTestAllowance()) {
+            LOG.warn("web.probeUrl runs with the TEST-ONLY address allowance; never use it in production");
+        }
     }
 
     /**
@@ -119,7 +122,7 @@ public final class UrlProbe {
             expired.set(true);
             closeQuietly(socket);
         }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        String phase = "connecting to " + where;
+        String phase = "while connecting to " + where;
         try (socket) {
             int connectMillis = (int) Math.min(settings.connectTimeout().toMillis(), remainingMillis(deadline));
             try {
@@ -136,27 +139,27 @@ public final class UrlProbe {
             }
             Socket channel = socket;
             if (target.https()) {
-                phase = "the TLS handshake with " + where;
+                phase = "during the TLS handshake with " + where;
                 channel = handshake(socket, target, deadline);
             }
-            phase = "sending the request to " + where;
+            phase = "while sending the request to " + where;
             OutputStream out = channel.getOutputStream();
             out.write(request(m, target).getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            phase = "reading the response of " + where;
+            phase = "while reading the response of " + where;
             return read(new Input(channel, deadline), m);
         } catch (ProbeException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
             if (expired.get() || e instanceof SocketTimeoutException || System.nanoTime() - deadline >= 0) {
                 throw new ProbeException(ProbeException.Kind.TIMEOUT, "no complete response within "
-                        + describe(settings.totalTimeout()) + ": the deadline passed while " + phase, e);
+                        + describe(settings.totalTimeout()) + ": the deadline passed " + phase, e);
             }
             if (e instanceof SSLException) {
-                throw new ProbeException(ProbeException.Kind.TLS_FAILURE, "TLS failed during " + phase + ": "
+                throw new ProbeException(ProbeException.Kind.TLS_FAILURE, "TLS failed " + phase + ": "
                         + e.getMessage(), e);
             }
-            throw new ProbeException(ProbeException.Kind.IO_FAILURE, "I/O failure while " + phase + ": "
+            throw new ProbeException(ProbeException.Kind.IO_FAILURE, "I/O failure " + phase + ": "
                     + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()), e);
         } finally {
             watchdog.cancel(false);
@@ -193,9 +196,6 @@ public final class UrlProbe {
             }
             throw new ProbeException(ProbeException.Kind.DNS_FAILURE, "resolving '" + host + "' failed: "
                     + cause.getClass().getSimpleName(), cause);
-        }
-        if (settings.hasTestAllowance()) {
-            LOG.warn("web.probeUrl runs with the TEST-ONLY address allowance; never use it in production");
         }
         return SsrfGuard.checkResolved(target, addresses, settings.allowedForTesting());
     }
