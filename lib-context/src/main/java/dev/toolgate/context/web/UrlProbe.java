@@ -20,12 +20,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,11 +71,7 @@ public final class UrlProbe {
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final int MAX_VALUE_CHARS = 1024;
     private static final String HEADER_LIMIT = "the status line and headers exceed " + MAX_HEADER_BYTES + " bytes";
-    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread thread = new Thread(task, "toolgate-probe-deadline");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private static final ScheduledThreadPoolExecutor WATCHDOG = watchdog();
 
     /** Opens the TCP connection; tests replace it to observe where the probe connects. */
     @FunctionalInterface
@@ -295,8 +291,8 @@ public final class UrlProbe {
         });
         boolean redirected = status >= 300 && status < 400 && status != 304;
         return new ProbeResult(status, statusText, redirected,
-                location == null ? null : sanitize(location, SsrfGuard.MAX_URL_LENGTH),
-                contentType == null ? null : sanitize(contentType, MAX_VALUE_CHARS), reported,
+                Optional.ofNullable(location).map(l -> sanitize(l, SsrfGuard.MAX_URL_LENGTH)),
+                Optional.ofNullable(contentType).map(t -> sanitize(t, MAX_VALUE_CHARS)), reported,
                 sample(body, truncated, contentType, first(headers, "content-encoding")), truncated);
     }
 
@@ -451,6 +447,16 @@ public final class UrlProbe {
             throw new SocketTimeoutException("the total deadline passed");
         }
         return (int) Math.min(left, Integer.MAX_VALUE);
+    }
+
+    private static ScheduledThreadPoolExecutor watchdog() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "toolgate-probe-deadline");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
     }
 
     private static void closeQuietly(Socket socket) {

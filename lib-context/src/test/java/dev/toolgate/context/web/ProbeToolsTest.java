@@ -61,6 +61,13 @@ class ProbeToolsTest {
         assertThat(tool.requiredAccessRules()).containsExactly(RULE);
         assertThat(tool.timeout()).contains(Duration.ofSeconds(15));
         assertThat(tool.tool().description()).contains("NOT followed");
+        JsonNode output = tool.descriptor().outputSchema().orElseThrow();
+        assertThat(output.get("properties").propertyNames()).contains("status", "statusText", "redirected", "location",
+                "contentType", "headers", "bodySample", "bodyTruncated");
+        assertThat(output.get("required").toString()).doesNotContain("location", "contentType");
+        JsonNode input = tool.descriptor().inputSchema();
+        assertThat(input.at("/properties/url/maxLength").asInt()).isEqualTo(2048);
+        assertThat(input.get("required").toString()).contains("url").doesNotContain("method");
     }
 
     @Test
@@ -77,6 +84,7 @@ class ProbeToolsTest {
         assertThat(result.get("contentType").asString()).isEqualTo("application/json");
         assertThat(result.get("bodySample").asString()).isEqualTo("{\"ok\":true}");
         assertThat(result.get("bodyTruncated").asBoolean()).isFalse();
+        assertThat(result.get("location").isNull()).isTrue();
         assertThat(result.get("headers").has("set-cookie")).isFalse();
         assertThat(result.toString()).doesNotContain("secret");
         assertThat(gate.findCall(executed.callId()).orElseThrow().status()).isEqualTo(CallStatus.EXECUTED);

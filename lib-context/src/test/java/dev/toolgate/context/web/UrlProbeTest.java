@@ -86,8 +86,8 @@ class UrlProbeTest {
         assertThat(result.status()).isEqualTo(200);
         assertThat(result.statusText()).isEqualTo("OK");
         assertThat(result.redirected()).isFalse();
-        assertThat(result.location()).isNull();
-        assertThat(result.contentType()).isEqualTo("application/json; charset=utf-8");
+        assertThat(result.location()).isEmpty();
+        assertThat(result.contentType()).contains("application/json; charset=utf-8");
         assertThat(result.bodySample()).isEqualTo("{\"status\":\"up\"}");
         assertThat(result.bodyTruncated()).isFalse();
         assertThat(result.headers()).containsOnlyKeys("content-type", "content-length", "server", "cache-control", "etag",
@@ -287,7 +287,7 @@ class UrlProbeTest {
 
         assertThat(result.status()).isEqualTo(302);
         assertThat(result.redirected()).isTrue();
-        assertThat(result.location()).isEqualTo("http://169.254.169.254/latest/meta-data/iam/security-credentials/");
+        assertThat(result.location()).contains("http://169.254.169.254/latest/meta-data/iam/security-credentials/");
         assertThat(result.headers()).containsKey("location");
         assertThat(connected).singleElement()
                 .satisfies(a -> assertThat(a.getAddress().getHostAddress()).isEqualTo("127.0.0.1"));
@@ -304,7 +304,7 @@ class UrlProbeTest {
         ProbeResult result = new UrlProbe(local().build()).probe(url(server, "/"), ProbeMethod.GET);
 
         assertThat(result.redirected()).isTrue();
-        assertThat(result.location()).isEqualTo("http://127.0.0.1:" + server.port() + "/admin");
+        assertThat(result.location()).contains("http://127.0.0.1:" + server.port() + "/admin");
         assertThat(server.connections()).isEqualTo(1);
         assertThat(server.requests()).noneMatch(r -> r.contains("/admin"));
     }
