@@ -21,6 +21,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
 
 /** {@code web.probeUrl} through a gate: schema, access, results and the audit of failures. */
@@ -143,6 +145,41 @@ class ProbeToolsTest {
                     assertThat(gate.findCall(e.callId()).orElseThrow().status()).isEqualTo(CallStatus.FAILED);
                 });
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(UrlProbeTest.GENEROUS);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "http://nowhere.example.com/ | the host 'nowhere.example.com' does not resolve",
+        "CLOSED                      | failed: refused",
+        "GARBAGE                     | malformed response",
+        "TLS                         | TLS failed during the TLS handshake",
+        "http://localhost/           | internal name (.localhost)",
+    })
+    void everyKindOfFailureIsRecordedAsAFailedCallWithItsReason(String target, String reason) throws IOException {
+        String url = target;
+        if (target.equals("CLOSED")) {
+            int port;
+            try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = closed.getLocalPort();
+            }
+            url = "http://" + UrlProbeTest.NAME + ":" + port + "/";
+        } else if (target.equals("GARBAGE")) {
+            server = LocalServer.start(LocalServer.answer("220 smtp.example.com ESMTP\r\n"));
+            url = UrlProbeTest.url(server, "/");
+        } else if (target.equals("TLS")) {
+            server = LocalServer.raw(LocalServer.answer("HTTP/1.1 400 Bad Request\r\n\r\n"));
+            url = "https://" + UrlProbeTest.NAME + ":" + server.port() + "/";
+        }
+        Toolgate gate = gate(UrlProbeTest.local().build());
+        String arguments = args(url, null);
+
+        assertThatThrownBy(() -> gate.call(CALLER, "web.probeUrl", arguments))
+                .isInstanceOfSatisfying(ToolExecutionException.class, e -> {
+                    assertThat(e.getMessage()).contains(reason);
+                    CallRecord record = gate.findCall(e.callId()).orElseThrow();
+                    assertThat(record.status()).isEqualTo(CallStatus.FAILED);
+                    assertThat(record.error()).contains(reason);
+                });
     }
 
     @Test

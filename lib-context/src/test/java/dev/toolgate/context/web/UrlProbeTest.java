@@ -8,12 +8,17 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -477,6 +482,75 @@ class UrlProbeTest {
         });
         assertFails(new UrlProbe(local().build()), "https://" + NAME + ":" + server.port() + "/",
                 ProbeException.Kind.TLS_FAILURE, "TLS failed during the TLS handshake with " + NAME + " (127.0.0.1) port " + server.port());
+    }
+
+    @Test
+    void tlsGoesOverTheCheckedSocketWithSniAndHostNameVerification() throws IOException {
+        LocalServer server = serveRaw((request, out, s) -> {
+            out.write("not tls\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            s.hold(5);
+        });
+        SSLSocketFactory real = (SSLSocketFactory) SSLSocketFactory.getDefault();
+        List<SSLSocket> created = new CopyOnWriteArrayList<>();
+        List<String> layered = new CopyOnWriteArrayList<>();
+        SSLSocketFactory recording = new SSLSocketFactory() {
+            @Override
+            public Socket createSocket(Socket s, String host, int port, boolean autoClose) throws IOException {
+                layered.add(host + ":" + port + " over " + s.getInetAddress().getHostAddress() + " connected="
+                        + s.isConnected() + " autoClose=" + autoClose);
+                SSLSocket ssl = (SSLSocket) real.createSocket(s, host, port, autoClose);
+                created.add(ssl);
+                return ssl;
+            }
+
+            @Override
+            public String[] getDefaultCipherSuites() {
+                return real.getDefaultCipherSuites();
+            }
+
+            @Override
+            public String[] getSupportedCipherSuites() {
+                return real.getSupportedCipherSuites();
+            }
+
+            @Override
+            public Socket createSocket(String host, int port) {
+                throw new AssertionError("the probe must never let TLS resolve and connect by itself");
+            }
+
+            @Override
+            public Socket createSocket(String host, int port, InetAddress localHost, int localPort) {
+                throw new AssertionError("the probe must never let TLS resolve and connect by itself");
+            }
+
+            @Override
+            public Socket createSocket(InetAddress host, int port) {
+                throw new AssertionError("the probe must never let TLS connect by itself");
+            }
+
+            @Override
+            public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) {
+                throw new AssertionError("the probe must never let TLS connect by itself");
+            }
+        };
+
+        assertFails(new UrlProbe(local().sslSocketFactory(recording).build()),
+                "https://" + NAME + ":" + server.port() + "/", ProbeException.Kind.TLS_FAILURE, "TLS failed");
+
+        assertThat(layered).containsExactly(NAME + ":" + server.port() + " over 127.0.0.1 connected=true autoClose=true");
+        SSLParameters parameters = created.get(0).getSSLParameters();
+        assertThat(parameters.getEndpointIdentificationAlgorithm()).isEqualTo("HTTPS");
+        assertThat(parameters.getServerNames()).containsExactly(new SNIHostName(NAME));
+    }
+
+    @Test
+    void aCompressedBodyIsNamedNotDumped() throws IOException {
+        LocalServer server = serve(LocalServer.answer(response("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                + "Content-Encoding: gzip\r\nContent-Length: 4", "\u001f\u008b\u0008\u0000")));
+        ProbeResult result = new UrlProbe(local().build()).probe(url(server, "/"), ProbeMethod.GET);
+        assertThat(result.bodySample()).isEqualTo("[gzip-encoded body, 4 bytes, not shown]");
+        assertThat(result.headers()).containsEntry("content-encoding", "gzip");
     }
 
     @Test
