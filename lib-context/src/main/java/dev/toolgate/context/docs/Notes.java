@@ -19,7 +19,8 @@ final class Notes {
     }
 
     static String onlyCommonWords() {
-        return "The query has only common words, which match nothing specific: the search was not run. Search once "
+        return "The query has only common words or symbols, which match nothing specific: nothing was searched. Search "
+                + "once "
                 + "with the question's distinctive terms, or call docs.listDocs; do not repeat this query.";
     }
 

@@ -153,8 +153,9 @@ final class Ranker {
         if (ranked.isEmpty()) {
             return new DocSearch(List.of(), DocSearch.Quality.EMPTY, Notes.empty());
         }
+        // order by the score the model sees (rounded), so equal-looking scores always list in slug order
         ranked.sort((a, b) -> {
-            int byScore = Double.compare(scores[b], scores[a]);
+            int byScore = Long.compare(Math.round(scores[b] * 1000), Math.round(scores[a] * 1000));
             return byScore != 0 ? byScore
                     : index.pages().get(units[a].page()).slug().compareTo(index.pages().get(units[b].page()).slug());
         });
