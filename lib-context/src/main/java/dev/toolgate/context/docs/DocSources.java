@@ -52,22 +52,19 @@ final class DocSources {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list docs under " + root, e);
         }
-        List<Source> out = new ArrayList<>(files.size());
-        for (var entry : files.entrySet()) {
+        // read in parallel; the list keeps path order
+        return files.entrySet().parallelStream().map(entry -> {
             try {
                 if (Files.size(entry.getValue()) > MAX_FILE_BYTES) {
                     LOG.warn("Skipping docs page {}: larger than {} bytes", entry.getValue(), MAX_FILE_BYTES);
-                    continue;
+                    return null;
                 }
                 String text = decode(Files.readAllBytes(entry.getValue()), entry.getValue().toString());
-                if (text != null) {
-                    out.add(new Source(entry.getKey(), text, entry.getValue().toString()));
-                }
+                return new Source(entry.getKey(), text, entry.getValue().toString());
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read docs page " + entry.getValue(), e);
             }
-        }
-        return out;
+        }).filter(java.util.Objects::nonNull).toList();
     }
 
     /**

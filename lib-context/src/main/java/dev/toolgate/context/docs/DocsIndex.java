@@ -102,9 +102,9 @@ public final class DocsIndex {
     record Postings(int[] units, float[] tf, boolean[] inHeading) {
     }
 
-    private DocsIndex(int maxPageBytes, List<DocPage> pages) {
+    private DocsIndex(int maxPageBytes, List<Markdown.Parsed> parsed) {
         this.maxPageBytes = maxPageBytes;
-        this.pages = List.copyOf(pages);
+        this.pages = parsed.stream().map(Markdown.Parsed::page).toList();
         Map<String, DocPage> map = new LinkedHashMap<>();
         Set<String> sectionNames = new TreeSet<>();
         for (DocPage page : this.pages) {
@@ -113,7 +113,7 @@ public final class DocsIndex {
         }
         this.bySlug = Collections.unmodifiableMap(map);
         this.sections = List.copyOf(sectionNames);
-        Ranker.Built built = Ranker.build(this.pages);
+        Ranker.Built built = Ranker.build(parsed);
         this.units = built.units();
         this.postings = built.postings();
     }
@@ -278,14 +278,15 @@ public final class DocsIndex {
                     }
                 }
             }
-            Map<String, DocSources.Source> bySlug = slugs(byPath.values());
-            List<DocPage> pages = new ArrayList<>(bySlug.size());
-            for (var entry : bySlug.entrySet()) {
+            List<Map.Entry<String, DocSources.Source>> bySlug = new ArrayList<>(slugs(byPath.values()).entrySet());
+            int budget = maxPageBytes;
+            // pages are parsed in parallel; the list keeps slug order, so the index is the same either way
+            List<Markdown.Parsed> pages = bySlug.parallelStream().map(entry -> {
                 String path = entry.getValue().path();
                 int slash = path.indexOf('/');
                 String section = slash < 0 ? ROOT_SECTION : path.substring(0, slash);
-                pages.add(Markdown.parse(entry.getKey(), section, entry.getValue().text(), maxPageBytes));
-            }
+                return Markdown.parse(entry.getKey(), section, entry.getValue().text(), budget);
+            }).toList();
             DocsIndex index = new DocsIndex(maxPageBytes, pages);
             if (LOG.isDebugEnabled()) {
                 LOG.debug("Indexed {} docs pages ({} sections, {} terms) in {} ms", pages.size(), index.units.length,

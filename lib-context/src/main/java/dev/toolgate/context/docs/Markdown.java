@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * Reads one Markdown page: front matter ({@code title:}, {@code description:}), the title heading, the
- * {@code ##}/{@code ###} headings outside fenced code, the body cut to a UTF-8 byte budget, and the body's
- * sections. Pure functions; no Markdown is rendered.
+ * {@code ##}/{@code ###} headings outside fenced and indented code, the body cut to a UTF-8 byte budget,
+ * and the body's sections. Pure functions; no Markdown is rendered.
  */
 final class Markdown {
 
@@ -18,26 +18,37 @@ final class Markdown {
     record Section(String heading, String parent, int start, int end) {
     }
 
-    /** Parses {@code markdown} as the page {@code slug} of {@code section}, cutting its body to {@code maxBytes} UTF-8 bytes. */
-    static DocPage parse(String slug, String section, String markdown, int maxBytes) {
+    /** A parsed page and its sections. */
+    record Parsed(DocPage page, List<Section> sections) {
+    }
+
+    /**
+     * Parses {@code markdown} as the page {@code slug} of {@code section}, cutting its body to {@code maxBytes}
+     * UTF-8 bytes.
+     */
+    static Parsed parse(String slug, String section, String markdown, int maxBytes) {
         String text = markdown;
         if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
             text = text.substring(1);
         }
-        text = text.replace("\r\n", "\n").replace('\r', '\n');
+        if (text.indexOf('\r') >= 0) {
+            text = text.replace("\r\n", "\n").replace('\r', '\n');
+        }
         String title = null;
         String description = null;
-        List<String> lines = lines(text);
-        if (!lines.isEmpty() && lines.get(0).strip().equals("---")) {
-            for (int i = 1; i < lines.size(); i++) {
-                String line = lines.get(i);
+        int firstEnd = lineEnd(text, 0);
+        if (text.substring(0, firstEnd).strip().equals("---")) {
+            String foundTitle = null;
+            String foundDescription = null;
+            int pos = firstEnd + 1;
+            while (pos < text.length()) {
+                int end = lineEnd(text, pos);
+                String line = text.substring(pos, end);
                 String bare = line.strip();
                 if (bare.equals("---") || bare.equals("...")) {
-                    int offset = 0;
-                    for (int k = 0; k <= i; k++) {
-                        offset += lines.get(k).length() + 1;
-                    }
-                    text = offset >= text.length() ? "" : text.substring(offset);
+                    title = foundTitle;
+                    description = foundDescription;
+                    text = end + 1 >= text.length() ? "" : text.substring(end + 1);
                     break;
                 }
                 int colon = line.indexOf(':');
@@ -45,17 +56,14 @@ final class Markdown {
                     String key = line.substring(0, colon).strip();
                     String value = unquote(line.substring(colon + 1).strip());
                     if (key.equals("title") && !value.isEmpty()) {
-                        title = value;
+                        foundTitle = value;
                     } else if (key.equals("description") && !value.isEmpty()) {
-                        description = value;
+                        foundDescription = value;
                     }
                 }
-                if (i == lines.size() - 1) {
-                    // no closing fence: not front matter after all
-                    title = null;
-                    description = null;
-                }
+                pos = end + 1;
             }
+            // without a closing fence it was not front matter: the text stays whole
         }
         text = stripLeadingBlankLines(text);
         boolean truncated = false;
@@ -63,69 +71,60 @@ final class Markdown {
             text = cut(text, maxBytes);
             truncated = true;
         }
-        List<String> headings = new ArrayList<>();
-        String firstH1 = null;
-        boolean fenced = false;
-        String fence = null;
-        for (String line : lines(text)) {
-            String bare = line.stripLeading();
-            if (bare.startsWith("```") || bare.startsWith("~~~")) {
-                String marker = bare.substring(0, 3);
-                if (!fenced) {
-                    fenced = true;
-                    fence = marker;
-                } else if (marker.equals(fence)) {
-                    fenced = false;
-                }
-                continue;
-            }
-            if (fenced || line.startsWith("    ")) {
-                continue;
-            }
-            int level = level(bare);
-            if (level == 1 && firstH1 == null) {
-                firstH1 = headingText(bare, 1);
-            } else if (level == 2 || level == 3) {
-                String heading = headingText(bare, level);
-                if (!heading.isEmpty()) {
-                    headings.add(heading);
-                }
+        String[] firstH1 = new String[1];
+        List<Section> sections = sections(text, firstH1);
+        List<String> headings = new ArrayList<>(sections.size());
+        for (Section s : sections) {
+            if (s.heading() != null) {
+                headings.add(s.heading());
             }
         }
         if (title == null) {
-            title = firstH1 != null && !firstH1.isEmpty() ? firstH1 : slug;
+            title = firstH1[0] != null && !firstH1[0].isEmpty() ? firstH1[0] : slug;
         }
-        return new DocPage(slug, section, title, description, headings, text, truncated);
+        return new Parsed(new DocPage(slug, section, title, description, headings, text, truncated), sections);
     }
 
-    /** The sections of a page body: the text before the first {@code ##}/{@code ###}, then one per heading. */
-    static List<Section> sections(String content) {
+    /**
+     * The sections of a page body: the text before the first {@code ##}/{@code ###}, then one per heading. The
+     * first {@code #} heading outside code goes to {@code firstH1[0]}.
+     */
+    static List<Section> sections(String content, String[] firstH1) {
         List<Section> sections = new ArrayList<>();
         String heading = null;
         String parent = null;
         String currentH2 = null;
         int start = 0;
         boolean fenced = false;
-        String fence = null;
+        char fence = 0;
         int pos = 0;
         int length = content.length();
         while (pos < length) {
-            int newline = content.indexOf('\n', pos);
-            int lineEnd = newline < 0 ? length : newline;
-            String line = content.substring(pos, lineEnd);
-            String bare = line.stripLeading();
-            if (bare.startsWith("```") || bare.startsWith("~~~")) {
-                String marker = bare.substring(0, 3);
+            int lineEnd = lineEnd(content, pos);
+            int indent = 0;
+            int at = pos;
+            while (at < lineEnd && (content.charAt(at) == ' ' || content.charAt(at) == '\t')) {
+                indent += content.charAt(at) == '\t' ? 4 : 1;
+                at++;
+            }
+            char first = at < lineEnd ? content.charAt(at) : 0;
+            if ((first == '`' || first == '~') && at + 2 < lineEnd && content.charAt(at + 1) == first
+                    && content.charAt(at + 2) == first) {
                 if (!fenced) {
                     fenced = true;
-                    fence = marker;
-                } else if (marker.equals(fence)) {
+                    fence = first;
+                } else if (first == fence) {
                     fenced = false;
                 }
-            } else if (!fenced && !line.startsWith("    ")) {
-                int level = level(bare);
-                if (level == 2 || level == 3) {
-                    String text = headingText(bare, level);
+            } else if (!fenced && indent < 4 && first == '#') {
+                int level = level(content, at, lineEnd);
+                if (level == 1) {
+                    if (firstH1 != null && firstH1[0] == null) {
+                        String text = headingText(content.substring(at, lineEnd), 1);
+                        firstH1[0] = text.isEmpty() ? null : text;
+                    }
+                } else if (level == 2 || level == 3) {
+                    String text = headingText(content.substring(at, lineEnd), level);
                     if (!text.isEmpty()) {
                         if (pos > start || heading != null) {
                             sections.add(new Section(heading, parent, start, pos));
@@ -149,15 +148,20 @@ final class Markdown {
         return sections;
     }
 
-    private static int level(String bare) {
+    private static int lineEnd(String text, int from) {
+        int newline = text.indexOf('\n', from);
+        return newline < 0 ? text.length() : newline;
+    }
+
+    private static int level(String text, int at, int end) {
         int hashes = 0;
-        while (hashes < bare.length() && bare.charAt(hashes) == '#') {
+        while (at + hashes < end && text.charAt(at + hashes) == '#') {
             hashes++;
         }
-        if (hashes == 0 || hashes > 6) {
+        if (hashes > 6) {
             return 0;
         }
-        if (hashes < bare.length() && bare.charAt(hashes) != ' ' && bare.charAt(hashes) != '\t') {
+        if (at + hashes < end && text.charAt(at + hashes) != ' ' && text.charAt(at + hashes) != '\t') {
             return 0;
         }
         return hashes;
@@ -201,23 +205,6 @@ final class Markdown {
         return lineStart == 0 ? text : text.substring(lineStart);
     }
 
-    private static List<String> lines(String text) {
-        List<String> lines = new ArrayList<>();
-        int pos = 0;
-        while (pos <= text.length()) {
-            int newline = text.indexOf('\n', pos);
-            if (newline < 0) {
-                if (pos < text.length()) {
-                    lines.add(text.substring(pos));
-                }
-                break;
-            }
-            lines.add(text.substring(pos, newline));
-            pos = newline + 1;
-        }
-        return lines;
-    }
-
     /**
      * The longest prefix of {@code text} whose UTF-8 form fits {@code maxBytes}, never splitting a surrogate
      * pair, and ending at a line break when one lies in the last tenth of it.
@@ -228,9 +215,6 @@ final class Markdown {
         while (i < text.length()) {
             int cp = text.codePointAt(i);
             int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-            if (Character.isSurrogate(text.charAt(i)) && Character.charCount(cp) == 1) {
-                size = 3; // a lone surrogate is written as '?'-like replacement; count it generously
-            }
             if (bytes + size > maxBytes) {
                 break;
             }

@@ -19,9 +19,8 @@ final class Notes {
     }
 
     static String onlyCommonWords() {
-        return "The query has only common words or symbols, which match nothing specific: nothing was searched. Search "
-                + "once "
-                + "with the question's distinctive terms, or call docs.listDocs; do not repeat this query.";
+        return "The query has only common words or symbols, which match nothing specific: nothing was searched. "
+                + "Search once with the question's distinctive terms, or call docs.listDocs; do not repeat this query.";
     }
 
     static String commonOnly(List<String> terms) {

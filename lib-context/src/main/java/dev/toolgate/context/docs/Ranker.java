@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /** BM25F over page sections: building the postings and answering a query. Pure and deterministic. */
 final class Ranker {
@@ -39,54 +40,34 @@ final class Ranker {
         }
     }
 
-    static Built build(List<DocPage> pages) {
+    /** The sections of one page with their term counts per field: 0 title, 1 heading, 2 parent, 3 description, 4 body. */
+    private record PageUnits(List<Unit> units, List<Map<String, float[]>> counts, int[] bodyLengths) {
+    }
+
+    static Built build(List<Markdown.Parsed> parsed) {
+        // pages are counted in parallel; the list keeps page order, so unit numbers and postings are the same
+        List<PageUnits> perPage = IntStream.range(0, parsed.size()).parallel()
+                .mapToObj(p -> count(p, parsed.get(p))).toList();
         List<Unit> units = new ArrayList<>();
         List<Map<String, float[]>> counts = new ArrayList<>();
-        List<Integer> bodyLengths = new ArrayList<>();
         long totalBody = 0;
-        for (int p = 0; p < pages.size(); p++) {
-            DocPage page = pages.get(p);
-            List<String> titleTerms = Tokenizer.terms(page.title());
-            List<String> descriptionTerms = page.description() == null ? List.of() : Tokenizer.terms(page.description());
-            String content = page.content();
-            for (Markdown.Section section : Markdown.sections(content)) {
-                int bodyStart = section.start();
-                if (section.heading() != null) {
-                    int newline = content.indexOf('\n', section.start());
-                    bodyStart = newline < 0 || newline >= section.end() ? section.end() : newline + 1;
-                }
-                Map<String, float[]> tf = new HashMap<>();
-                // fields: 0 title, 1 heading, 2 parent heading, 3 description, 4 body
-                for (String term : titleTerms) {
-                    tf.computeIfAbsent(term, t -> new float[5])[0]++;
-                }
-                if (section.heading() != null) {
-                    for (String term : Tokenizer.terms(section.heading())) {
-                        tf.computeIfAbsent(term, t -> new float[5])[1]++;
-                    }
-                }
-                if (section.parent() != null) {
-                    for (String term : Tokenizer.terms(section.parent())) {
-                        tf.computeIfAbsent(term, t -> new float[5])[2]++;
-                    }
-                }
-                for (String term : descriptionTerms) {
-                    tf.computeIfAbsent(term, t -> new float[5])[3]++;
-                }
-                List<String> body = Tokenizer.terms(content.subSequence(bodyStart, section.end()));
-                for (String term : body) {
-                    tf.computeIfAbsent(term, t -> new float[5])[4]++;
-                }
-                units.add(new Unit(p, section.heading(), section.start(), section.end(), bodyStart));
-                counts.add(tf);
-                bodyLengths.add(body.size());
-                totalBody += body.size();
+        for (PageUnits page : perPage) {
+            units.addAll(page.units());
+            counts.addAll(page.counts());
+            for (int length : page.bodyLengths()) {
+                totalBody += length;
             }
+        }
+        int[] bodyLengths = new int[units.size()];
+        int u0 = 0;
+        for (PageUnits page : perPage) {
+            System.arraycopy(page.bodyLengths(), 0, bodyLengths, u0, page.bodyLengths().length);
+            u0 += page.bodyLengths().length;
         }
         double averageBody = units.isEmpty() ? 1 : Math.max(1.0, (double) totalBody / units.size());
         Map<String, Growing> growing = new HashMap<>();
         for (int u = 0; u < units.size(); u++) {
-            double norm = 1 - DocsIndex.B + DocsIndex.B * bodyLengths.get(u) / averageBody;
+            double norm = 1 - DocsIndex.B + DocsIndex.B * bodyLengths[u] / averageBody;
             for (var entry : counts.get(u).entrySet()) {
                 float[] f = entry.getValue();
                 double weighted = DocsIndex.W_TITLE * f[0] + DocsIndex.W_HEADING * f[1] + DocsIndex.W_PARENT * f[2]
@@ -101,6 +82,50 @@ final class Ranker {
                     Arrays.copyOf(g.inHeading, g.size)));
         }
         return new Built(units.toArray(new Unit[0]), postings);
+    }
+
+    private static PageUnits count(int p, Markdown.Parsed parsed) {
+        DocPage page = parsed.page();
+        List<String> titleTerms = Tokenizer.terms(page.title());
+        List<String> descriptionTerms = page.description() == null ? List.of() : Tokenizer.terms(page.description());
+        String content = page.content();
+        List<Unit> units = new ArrayList<>(parsed.sections().size());
+        List<Map<String, float[]>> counts = new ArrayList<>(parsed.sections().size());
+        int[] bodyLengths = new int[parsed.sections().size()];
+        int i = 0;
+        for (Markdown.Section section : parsed.sections()) {
+            int bodyStart = section.start();
+            if (section.heading() != null) {
+                int newline = content.indexOf('\n', section.start());
+                bodyStart = newline < 0 || newline >= section.end() ? section.end() : newline + 1;
+            }
+            Map<String, float[]> tf = new HashMap<>();
+            for (String term : titleTerms) {
+                tf.computeIfAbsent(term, t -> new float[5])[0]++;
+            }
+            if (section.heading() != null) {
+                for (String term : Tokenizer.terms(section.heading())) {
+                    tf.computeIfAbsent(term, t -> new float[5])[1]++;
+                }
+            }
+            if (section.parent() != null) {
+                for (String term : Tokenizer.terms(section.parent())) {
+                    tf.computeIfAbsent(term, t -> new float[5])[2]++;
+                }
+            }
+            for (String term : descriptionTerms) {
+                tf.computeIfAbsent(term, t -> new float[5])[3]++;
+            }
+            int[] bodyCount = new int[1];
+            Tokenizer.forEachTerm(content, bodyStart, section.end(), term -> {
+                tf.computeIfAbsent(term, t -> new float[5])[4]++;
+                bodyCount[0]++;
+            });
+            units.add(new Unit(p, section.heading(), section.start(), section.end(), bodyStart));
+            counts.add(tf);
+            bodyLengths[i++] = bodyCount[0];
+        }
+        return new PageUnits(units, counts, bodyLengths);
     }
 
     static double idf(int documentFrequency, int units) {

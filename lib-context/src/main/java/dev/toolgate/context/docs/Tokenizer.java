@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The one tokenizer for pages and queries: runs of Unicode letters and digits, lower-cased, English
@@ -33,32 +34,42 @@ final class Tokenizer {
 
     /** The terms of {@code text}, in order, stop words removed. */
     static List<String> terms(CharSequence text) {
-        List<Token> tokens = tokens(text);
-        List<String> terms = new ArrayList<>(tokens.size());
-        for (Token token : tokens) {
-            terms.add(token.term());
-        }
+        List<String> terms = new ArrayList<>();
+        scan(text, 0, text.length(), (term, start, end) -> terms.add(term));
         return terms;
     }
 
     /** The tokens of {@code text} with their positions, stop words removed. */
     static List<Token> tokens(CharSequence text) {
         List<Token> out = new ArrayList<>();
-        int length = text.length();
+        scan(text, 0, text.length(), (term, start, end) -> out.add(new Token(term, start, end)));
+        return out;
+    }
+
+    /** Calls {@code sink} with each term of {@code text[from, to)}, in order, stop words removed. */
+    static void forEachTerm(CharSequence text, int from, int to, Consumer<String> sink) {
+        scan(text, from, to, (term, start, end) -> sink.accept(term));
+    }
+
+    @FunctionalInterface
+    private interface Sink {
+        void accept(String term, int start, int end);
+    }
+
+    private static void scan(CharSequence text, int from, int to, Sink sink) {
         StringBuilder word = new StringBuilder(32);
-        int i = 0;
-        while (i < length) {
-            int cp = Character.codePointAt(text, i);
-            int next = i + Character.charCount(cp);
-            if (!Character.isLetterOrDigit(cp)) {
-                i = next;
+        int i = from;
+        while (i < to) {
+            int cp = codePoint(text, i, to);
+            if (!isWordChar(cp)) {
+                i += Character.charCount(cp);
                 continue;
             }
             int start = i;
             word.setLength(0);
-            while (i < length) {
-                cp = Character.codePointAt(text, i);
-                if (!Character.isLetterOrDigit(cp)) {
+            while (i < to) {
+                cp = codePoint(text, i, to);
+                if (!isWordChar(cp)) {
                     break;
                 }
                 if (word.length() < MAX_TOKEN_CHARS) {
@@ -69,10 +80,25 @@ final class Tokenizer {
             String raw = word.toString();
             boolean singleLetter = raw.length() == 1 && Character.isLetter(raw.charAt(0));
             if (!singleLetter && !STOP_WORDS.contains(raw)) {
-                out.add(new Token(stem(raw), start, i));
+                sink.accept(stem(raw), start, i);
             }
         }
-        return out;
+    }
+
+    /** The code point at {@code i}, never pairing a surrogate across {@code to}. */
+    private static int codePoint(CharSequence text, int i, int to) {
+        char c = text.charAt(i);
+        if (Character.isHighSurrogate(c) && i + 1 < to && Character.isLowSurrogate(text.charAt(i + 1))) {
+            return Character.toCodePoint(c, text.charAt(i + 1));
+        }
+        return c;
+    }
+
+    private static boolean isWordChar(int cp) {
+        if (cp < 128) {
+            return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
+        }
+        return Character.isLetterOrDigit(cp);
     }
 
     private static void lowerInto(StringBuilder word, int cp) {
