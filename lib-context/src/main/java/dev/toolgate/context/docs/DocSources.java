@@ -103,7 +103,8 @@ final class DocSources {
             }
         }
         if (locations == 0) {
-            LOG.warn("No classpath folder '{}' found: the docs index is empty", normalized);
+            LOG.warn("No classpath folder '{}' found (a jar needs the folder's directory entry '{}/'): no docs from it",
+                    normalized, normalized);
         }
         return out;
     }

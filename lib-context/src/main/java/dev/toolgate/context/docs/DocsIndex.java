@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,8 +50,28 @@ import org.slf4j.LoggerFactory;
  * section's heading count three times, a {@code ###} section's parent heading and the page description one
  * and a half, the body once (length-normalized, k1 = 1.2, b = 0.75). A page scores as its best section,
  * whose heading and a snippet around the matches make the hit; ties break by slug. Pages and queries are
- * tokenized alike: Unicode letters and digits, lower case, English stop words dropped, plural and
- * {@code -ing}/{@code -ed} endings removed.
+ * tokenized alike: Unicode letters and digits, lower case, English stop words and single letters dropped,
+ * plural, {@code -ing}, {@code -ed} and final {@code e} endings removed.
+ *
+ * <h2>Knowing when to stop</h2>
+ * A lexical ranker finds something for almost any query, so each {@link DocSearch} judges its best section:
+ * <ul>
+ *   <li>{@link DocSearch.Quality#EMPTY EMPTY}: no section holds any query term;</li>
+ *   <li>{@link DocSearch.Quality#WEAK WEAK}: the query has no searchable word at all (only stop words or
+ *       symbols: no hits); or the best section matches only <em>common</em> terms (found in more than a
+ *       quarter of all sections) none of which is in its own heading; or it matches fewer than half of the
+ *       query's uncommon terms (terms the docs never use count as uncommon, so "deploy on kubernetes" is weak
+ *       when only "deploy" matches); or its score is under 15% of what the query could score at best;</li>
+ *   <li>{@link DocSearch.Quality#STRONG STRONG} otherwise.</li>
+ * </ul>
+ * The note of an empty or weak result tells the model the docs most likely do not cover the topic and not
+ * to retry near-identical queries; a strong one tells it to read the best page before answering.
+ *
+ * <h2>Jars</h2>
+ * Classpath folders are found with {@link ClassLoader#getResources(String)}, which sees a folder inside a jar
+ * only when the jar has the folder's own directory entry ({@code docs/}). Jars built by Maven, Gradle and the
+ * {@code jar} tool have them; a jar written entry by entry without them is not found (a warning says the
+ * folder is missing).
  */
 public final class DocsIndex {
 
@@ -330,9 +349,5 @@ public final class DocsIndex {
     @FunctionalInterface
     private interface SourceSupplier {
         List<DocSources.Source> get();
-    }
-
-    static Set<String> distinct(List<String> terms) {
-        return new LinkedHashSet<>(terms);
     }
 }
