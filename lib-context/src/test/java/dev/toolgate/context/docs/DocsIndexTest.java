@@ -222,6 +222,30 @@ class DocsIndexTest {
         assertThat(Tokenizer.terms("a".repeat(400)).get(0)).hasSize(Tokenizer.MAX_TOKEN_CHARS);
     }
 
+    @Test
+    void aSnippetIsAboutFiveHundredCharactersAroundTheMatchOnWordBoundaries() {
+        StringBuilder body = new StringBuilder();
+        for (int i = 0; i < 300; i++) {
+            body.append("filler").append(i).append(i % 9 == 0 ? "\n" : " ");
+        }
+        String before = body.toString();
+        String text = "# Page\n\n## Part\n" + before + "the quokka eats leaves at night " + before.replace("filler", "after");
+        DocsIndex index = DocsIndex.builder().page("p.md", text).build();
+        DocHit hit = index.search("quokka leaves", 1).hits().get(0);
+        String snippet = hit.snippet();
+        assertThat(hit.heading()).isEqualTo("Part");
+        assertThat(snippet).contains("the quokka eats leaves at night").startsWith("…").endsWith("…");
+        assertThat(snippet.length()).isBetween(400, DocsIndex.SNIPPET_CHARS + 2);
+        assertThat(snippet).doesNotContain("\n").doesNotContain("  ");
+        // whole words at both ends: every word of the snippet is a word of the page
+        for (String word : snippet.substring(1, snippet.length() - 1).split(" ")) {
+            assertThat(text).containsPattern("(^|\\s)" + java.util.regex.Pattern.quote(word) + "(\\s|$)");
+        }
+        // a short section is its own snippet, whole
+        DocsIndex small = DocsIndex.builder().page("s.md", "# S\n\n## Tiny\nA   short\n\ttext about quokkas.\n").build();
+        assertThat(small.search("quokka", 1).hits().get(0).snippet()).isEqualTo("A short text about quokkas.");
+    }
+
     static void assertNoLoneSurrogate(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

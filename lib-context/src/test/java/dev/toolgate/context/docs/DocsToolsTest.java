@@ -162,6 +162,20 @@ class DocsToolsTest {
     }
 
     @Test
+    void getDocFlagsAPageCutToTheBudget() {
+        DocsIndex small = DocsIndex.builder().maxPageBytes(512)
+                .page("big.md", "---\ndescription: Big one\n---\n# Big\n\n" + "many words here ".repeat(200))
+                .page("small.md", "# Small\n\nshort").build();
+        try (DocsGate gate = new DocsGate(small)) {
+            JsonNode big = gate.result(DocsTools.GET_DOC, args("slug", "big"));
+            assertThat(big.get("truncated").asBoolean()).isTrue();
+            assertThat(big.get("description").asString()).isEqualTo("Big one");
+            assertThat(big.get("content").asString()).startsWith("# Big").hasSizeLessThanOrEqualTo(512);
+            assertThat(gate.result(DocsTools.GET_DOC, args("slug", "small")).get("truncated").asBoolean()).isFalse();
+        }
+    }
+
+    @Test
     void theGatesDefaultResultLimitWouldDropALongPagesContent() {
         // documents why a host sizes the gate with DocsTools.resultLimitBytes: the gate prunes whole values
         try (DocsGate defaults = new DocsGate(index, b -> b)) {
