@@ -59,9 +59,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link DocSearch.Quality#EMPTY EMPTY}: no section holds any query term;</li>
  *   <li>{@link DocSearch.Quality#WEAK WEAK}: the query has no searchable word at all (only stop words or
  *       symbols: no hits); or the best section matches only <em>common</em> terms (found in more than a
- *       quarter of all sections) none of which is in its own heading; or it matches fewer than half of the
- *       query's uncommon terms (terms the docs never use count as uncommon, so "deploy on kubernetes" is weak
- *       when only "deploy" matches); or its score is under 15% of what the query could score at best;</li>
+ *       quarter of all sections, and in more than two) none of which is in its own heading; or it matches
+ *       fewer than half of the query's uncommon terms (terms the docs never use count as uncommon, so
+ *       "deploy on kubernetes" is weak when only "deploy" matches); or its score is under 15% of what the
+ *       query could score at best;</li>
  *   <li>{@link DocSearch.Quality#STRONG STRONG} otherwise.</li>
  * </ul>
  * The note of an empty or weak result tells the model the docs most likely do not cover the topic and not
@@ -94,7 +95,10 @@ public final class DocsIndex {
     static final double W_DESCRIPTION = 1.5;
     static final double W_BODY = 1.0;
 
-    /** A term in more than this share of the sections is common: matching only such terms is a weak hit. */
+    /**
+     * A term in more than this share of the sections (and in more than two) is common: matching only such
+     * terms is a weak hit.
+     */
     static final double COMMON_SHARE = 0.25;
     /** A best hit matching less than this share of the query's uncommon terms (known or not) is weak. */
     static final double MIN_COVERAGE = 0.5;

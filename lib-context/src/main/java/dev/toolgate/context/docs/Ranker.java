@@ -201,7 +201,7 @@ final class Ranker {
         List<String> matchedCommon = new ArrayList<>();
         for (String term : terms) {
             Postings list = index.postings().get(term);
-            boolean common = list != null && list.units().length > DocsIndex.COMMON_SHARE * n;
+            boolean common = list != null && list.units().length > Math.max(DocsIndex.COMMON_SHARE * n, 2);
             if (!common) {
                 uncommon++;
             }

@@ -7,10 +7,11 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * The one tokenizer for pages and queries: runs of Unicode letters and digits, lower-cased, English
- * stop words and single letters dropped, and a light suffix stemming (plural {@code s}/{@code es}/{@code ies},
- * {@code ing}, {@code ed}, a final {@code e}) so that "statements" finds "statement" and "rolled" finds "roll". The same
- * function is applied to documents and queries, so whatever it does wrong it does equally to both.
+ * The one tokenizer for pages and queries: runs of Unicode letters and digits, lower-cased, English stop
+ * words and single letters dropped, and a light suffix stemming (plural {@code s}/{@code es}/{@code ies},
+ * {@code ing}, {@code ed}, a final {@code e}) so that "statements" finds "statement", "rolled" finds "roll"
+ * and "upgrading" finds "upgrade". The same function is applied to documents and queries, so whatever it
+ * does wrong it does equally to both.
  */
 final class Tokenizer {
 

@@ -246,6 +246,17 @@ class DocsIndexTest {
         assertThat(small.search("quokka", 1).hits().get(0).snippet()).isEqualTo("A short text about quokkas.");
     }
 
+    @Test
+    void aSmallDocSetStillGivesStrongHits() {
+        DocsIndex two = DocsIndex.builder()
+                .page("install.md", "# Install\n\nDownload the agent and run the installer.\n")
+                .page("alerts.md", "# Alerts\n\nAn alert pages the on-call person.\n").build();
+        DocSearch search = two.search("installer download", 5);
+        assertThat(search.hits()).extracting(DocHit::slug).containsExactly("install");
+        assertThat(search.quality()).isEqualTo(DocSearch.Quality.STRONG);
+        assertThat(two.search("kubernetes", 5).quality()).isEqualTo(DocSearch.Quality.EMPTY);
+    }
+
     static void assertNoLoneSurrogate(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
