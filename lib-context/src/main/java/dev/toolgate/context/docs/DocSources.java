@@ -1,0 +1,200 @@
+package dev.toolgate.context.docs;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.JarURLConnection;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLConnection;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Finds Markdown files in a directory or a classpath folder (directories and jars) and reads them. */
+final class DocSources {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DocSources.class);
+
+    /** Files larger than this are skipped whole: a docs page this size is a mistake, not a page. */
+    static final long MAX_FILE_BYTES = 16L * 1024 * 1024;
+
+    private DocSources() {
+    }
+
+    /** A Markdown file: its path relative to the docs folder ({@code /}-separated) and its text. */
+    record Source(String path, String text, String origin) {
+    }
+
+    /** The {@code .md} files under {@code root}, sorted by relative path. */
+    static List<Source> directory(Path root) {
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException("not a directory: " + root);
+        }
+        TreeMap<String, Path> files = new TreeMap<>();
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.filter(p -> isMarkdown(p.getFileName() == null ? "" : p.getFileName().toString()))
+                    .filter(Files::isRegularFile)
+                    .forEach(p -> files.put(relative(root, p), p));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list docs under " + root, e);
+        }
+        // read in parallel; the list keeps path order
+        return files.entrySet().parallelStream().map(entry -> {
+            try {
+                if (Files.size(entry.getValue()) > MAX_FILE_BYTES) {
+                    LOG.warn("Skipping docs page {}: larger than {} bytes", entry.getValue(), MAX_FILE_BYTES);
+                    return null;
+                }
+                String text = decode(Files.readAllBytes(entry.getValue()), entry.getValue().toString());
+                return new Source(entry.getKey(), text, entry.getValue().toString());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read docs page " + entry.getValue(), e);
+            }
+        }).filter(java.util.Objects::nonNull).toList();
+    }
+
+    /**
+     * The {@code .md} files under the classpath folder {@code folder}, from every directory and jar that has
+     * it, in class loader order, each location's files sorted by path.
+     */
+    static List<Source> classpath(String folder, ClassLoader loader) {
+        String normalized = normalizeFolder(folder);
+        List<Source> out = new ArrayList<>();
+        Enumeration<URL> urls;
+        try {
+            urls = loader.getResources(normalized);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot look up classpath folder " + normalized, e);
+        }
+        int locations = 0;
+        while (urls.hasMoreElements()) {
+            URL url = urls.nextElement();
+            locations++;
+            switch (url.getProtocol()) {
+                case "file" -> {
+                    Path dir;
+                    try {
+                        dir = Paths.get(url.toURI());
+                    } catch (URISyntaxException | IllegalArgumentException e) {
+                        LOG.warn("Skipping docs location {}: not a usable file URL", url);
+                        continue;
+                    }
+                    if (Files.isDirectory(dir)) {
+                        out.addAll(directory(dir));
+                    }
+                }
+                case "jar" -> out.addAll(jar(url, normalized));
+                default -> LOG.warn("Skipping docs location {}: protocol '{}' is not supported (file: and jar: are)",
+                        url, url.getProtocol());
+            }
+        }
+        if (locations == 0) {
+            LOG.warn("No classpath folder '{}' found (a jar needs the folder's directory entry '{}/'): no docs from it",
+                    normalized, normalized);
+        }
+        return out;
+    }
+
+    private static List<Source> jar(URL url, String folder) {
+        TreeMap<String, Source> files = new TreeMap<>();
+        try {
+            URLConnection connection = url.openConnection();
+            if (!(connection instanceof JarURLConnection jarConnection)) {
+                LOG.warn("Skipping docs location {}: not a jar connection", url);
+                return List.of();
+            }
+            jarConnection.setUseCaches(false);
+            try (JarFile jar = jarConnection.getJarFile()) {
+                String prefix = folder + "/";
+                Enumeration<JarEntry> entries = jar.entries();
+                while (entries.hasMoreElements()) {
+                    JarEntry entry = entries.nextElement();
+                    String name = entry.getName();
+                    if (entry.isDirectory() || !name.startsWith(prefix) || !isMarkdown(name)) {
+                        continue;
+                    }
+                    String relative = name.substring(prefix.length());
+                    if (relative.isEmpty() || relative.contains("..")) {
+                        continue;
+                    }
+                    if (entry.getSize() > MAX_FILE_BYTES) {
+                        LOG.warn("Skipping docs page {}!/{}: larger than {} bytes", jar.getName(), name, MAX_FILE_BYTES);
+                        continue;
+                    }
+                    try (InputStream in = jar.getInputStream(entry)) {
+                        byte[] bytes = in.readNBytes((int) MAX_FILE_BYTES + 1);
+                        if (bytes.length > MAX_FILE_BYTES) {
+                            LOG.warn("Skipping docs page {}!/{}: larger than {} bytes", jar.getName(), name,
+                                    MAX_FILE_BYTES);
+                            continue;
+                        }
+                        String origin = jar.getName() + "!/" + name;
+                        String text = decode(bytes, origin);
+                        if (text != null) {
+                            files.put(relative, new Source(relative, text, origin));
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read docs from " + url, e);
+        }
+        return new ArrayList<>(files.values());
+    }
+
+    private static String decode(byte[] bytes, String origin) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            LOG.warn("Docs page {} is not valid UTF-8; reading it with replacement characters", origin);
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+    }
+
+    static String normalizeFolder(String folder) {
+        String f = folder == null ? "" : folder.replace('\\', '/').strip();
+        while (f.startsWith("/")) {
+            f = f.substring(1);
+        }
+        while (f.endsWith("/")) {
+            f = f.substring(0, f.length() - 1);
+        }
+        if (f.isEmpty()) {
+            throw new IllegalArgumentException("a classpath docs folder must be named, such as \"docs\"");
+        }
+        return f;
+    }
+
+    private static boolean isMarkdown(String name) {
+        return name.toLowerCase(Locale.ROOT).endsWith(".md");
+    }
+
+    private static String relative(Path root, Path file) {
+        StringBuilder out = new StringBuilder();
+        for (Path part : root.relativize(file)) {
+            if (out.length() > 0) {
+                out.append('/');
+            }
+            out.append(part.toString());
+        }
+        return out.toString();
+    }
+}

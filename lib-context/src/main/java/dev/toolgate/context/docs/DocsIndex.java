@@ -1,0 +1,357 @@
+package dev.toolgate.context.docs;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The host's Markdown documentation, indexed once at start-up for the {@link DocsTools docs tools}:
+ * immutable, thread-safe, and identical on every instance built from the same files (pages are sorted by
+ * slug and nothing depends on time, locale or hash order).
+ *
+ * <pre>{@code
+ * DocsIndex docs = DocsIndex.fromClasspath("docs");           // every docs/**.md on the classpath, jars too
+ * gate.registry().register(DocsTools.tools(docs, "docs.read"));
+ * }</pre>
+ *
+ * <h2>Pages</h2>
+ * Every {@code .md} file under the folder is a {@link DocPage}. Its <b>slug</b> is its path relative to the
+ * folder, {@code /}-separated, without {@code .md}: {@code guides/setup.md} is {@code guides/setup}. A
+ * {@code README.md} or {@code index.md} (any case) inside a sub-folder takes the folder's path, so
+ * {@code lib-jdbc/README.md} is {@code lib-jdbc}; at the top of the folder it keeps its name
+ * ({@code README}). If that folder slug already belongs to another page ({@code lib-jdbc.md}), the README keeps
+ * its full path ({@code lib-jdbc/README}). When two sources hold the same path, the first one added wins
+ * (for the classpath: class loader order) and the other is skipped with a warning.
+ *
+ * <p>A page's title is its front matter {@code title:}, else its first {@code #} heading, else its slug;
+ * its description is the front matter {@code description:}. The body, front matter stripped, is cut to
+ * {@linkplain Builder#maxPageBytes(int) a per-page budget} (64 KiB of UTF-8 by default), and such a page
+ * says {@link DocPage#truncated() truncated}. Only the kept text is searched.
+ *
+ * <h2>Sections</h2>
+ * A page's <b>section</b> for {@code docs.listDocs} is the first folder of its file's path (so
+ * {@code lib-jdbc/README.md}, slug {@code lib-jdbc}, is in section {@code lib-jdbc}); pages at the top of the
+ * folder are in {@value #ROOT_SECTION}.
+ *
+ * <h2>Ranking</h2>
+ * {@link #search(String, int)} ranks with BM25 over the pages' sections (the text before the first
+ * {@code ##}/{@code ###} heading, then one unit per heading), with field weights: page title and the
+ * section's heading count three times, a {@code ###} section's parent heading and the page description one
+ * and a half, the body once (length-normalized, k1 = 1.2, b = 0.75). A page scores as its best section,
+ * whose heading and a snippet around the matches make the hit; ties break by slug. Pages and queries are
+ * tokenized alike: Unicode letters and digits, lower case, English stop words and single letters dropped,
+ * plural, {@code -ing}, {@code -ed} and final {@code e} endings removed.
+ *
+ * <h2>Knowing when to stop</h2>
+ * A lexical ranker finds something for almost any query, so each {@link DocSearch} judges its best section:
+ * <ul>
+ *   <li>{@link DocSearch.Quality#EMPTY EMPTY}: no section holds any query term;</li>
+ *   <li>{@link DocSearch.Quality#WEAK WEAK}: the query has no searchable word at all (only stop words or
+ *       symbols: no hits); or the best section matches only <em>common</em> terms (found in more than a
+ *       quarter of all sections, and in more than two) none of which is in its own heading; or it matches
+ *       fewer than half of the query's uncommon terms (terms the docs never use count as uncommon, so
+ *       "deploy on kubernetes" is weak when only "deploy" matches); or its score is under 15% of what the
+ *       query could score at best;</li>
+ *   <li>{@link DocSearch.Quality#STRONG STRONG} otherwise.</li>
+ * </ul>
+ * The note of an empty or weak result tells the model the docs most likely do not cover the topic and not
+ * to retry near-identical queries; a strong one tells it to read the best page before answering.
+ *
+ * <h2>Jars</h2>
+ * Classpath folders are found with {@link ClassLoader#getResources(String)}, which sees a folder inside a jar
+ * only when the jar has the folder's own directory entry ({@code docs/}). Jars built by Maven, Gradle and the
+ * {@code jar} tool have them; a jar written entry by entry without them is not found (a warning says the
+ * folder is missing).
+ */
+public final class DocsIndex {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DocsIndex.class);
+
+    /** The section of pages at the top of the docs folder. */
+    public static final String ROOT_SECTION = "(root)";
+
+    /** The default per-page budget for a body: 64 KiB of UTF-8. */
+    public static final int DEFAULT_MAX_PAGE_BYTES = 64 * 1024;
+
+    /** The smallest per-page budget accepted. */
+    public static final int MIN_MAX_PAGE_BYTES = 256;
+
+    static final double K1 = 1.2;
+    static final double B = 0.75;
+    static final double W_TITLE = 3.0;
+    static final double W_HEADING = 3.0;
+    static final double W_PARENT = 1.5;
+    static final double W_DESCRIPTION = 1.5;
+    static final double W_BODY = 1.0;
+
+    /**
+     * A term in more than this share of the sections (and in more than two) is common: matching only such
+     * terms is a weak hit.
+     */
+    static final double COMMON_SHARE = 0.25;
+    /** A best hit matching less than this share of the query's uncommon terms (known or not) is weak. */
+    static final double MIN_COVERAGE = 0.5;
+    /** A best hit scoring less than this share of the query's attainable score is weak. */
+    static final double MIN_RELATIVE_SCORE = 0.15;
+
+    static final int SNIPPET_CHARS = 500;
+
+    private final int maxPageBytes;
+    private final List<DocPage> pages;
+    private final Map<String, DocPage> bySlug;
+    private final List<String> sections;
+    private final Unit[] units;
+    private final Map<String, Postings> postings;
+
+    /** One ranked section of a page. */
+    record Unit(int page, String heading, int start, int end, int bodyStart) {
+    }
+
+    /**
+     * Which sections hold a term, its weighted, length-normalized frequency in each, and whether it is in
+     * the section's own heading (or its parent heading).
+     */
+    record Postings(int[] units, float[] tf, boolean[] inHeading) {
+    }
+
+    private DocsIndex(int maxPageBytes, List<Markdown.Parsed> parsed) {
+        this.maxPageBytes = maxPageBytes;
+        this.pages = parsed.stream().map(Markdown.Parsed::page).toList();
+        Map<String, DocPage> map = new LinkedHashMap<>();
+        Set<String> sectionNames = new TreeSet<>();
+        for (DocPage page : this.pages) {
+            map.put(page.slug(), page);
+            sectionNames.add(page.section());
+        }
+        this.bySlug = Collections.unmodifiableMap(map);
+        this.sections = List.copyOf(sectionNames);
+        Ranker.Built built = Ranker.build(parsed);
+        this.units = built.units();
+        this.postings = built.postings();
+    }
+
+    /**
+     * Indexes every {@code .md} file under the classpath folder {@code folder} (such as {@code "docs"}), from
+     * directories and jars alike, with the thread's context class loader (else this class's loader).
+     *
+     * @param folder a classpath folder, without leading slash
+     * @return the index; empty (with a warning logged) when no such folder is on the classpath
+     */
+    public static DocsIndex fromClasspath(String folder) {
+        return builder().classpath(folder).build();
+    }
+
+    /** Indexes every {@code .md} file under the classpath folder {@code folder} as {@code loader} sees it. */
+    public static DocsIndex fromClasspath(String folder, ClassLoader loader) {
+        return builder().classpath(folder, loader).build();
+    }
+
+    /** Indexes every {@code .md} file under the directory {@code root}, recursively. */
+    public static DocsIndex fromDirectory(Path root) {
+        return builder().directory(root).build();
+    }
+
+    /** Starts an index of several sources, or with a different page budget. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Every page, sorted by slug. */
+    public List<DocPage> pages() {
+        return pages;
+    }
+
+    /** The page with this exact slug. */
+    public Optional<DocPage> page(String slug) {
+        return Optional.ofNullable(slug == null ? null : bySlug.get(slug));
+    }
+
+    /** The valid sections, sorted; see {@link DocPage#section()}. */
+    public List<String> sections() {
+        return sections;
+    }
+
+    /** The per-page body budget in UTF-8 bytes. */
+    public int maxPageBytes() {
+        return maxPageBytes;
+    }
+
+    /** The number of pages. */
+    public int size() {
+        return pages.size();
+    }
+
+    /**
+     * Ranks the pages for {@code query} and judges the result; see the class description.
+     *
+     * @param query free text; any characters (only letters and digits count)
+     * @param limit the most hits to return, at least 1
+     */
+    public DocSearch search(String query, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1: " + limit);
+        }
+        return Ranker.search(this, query == null ? "" : query, limit);
+    }
+
+    /**
+     * Up to three real slugs closest to {@code slug}: pages sharing the most of its words first, then the
+     * smallest edit distance, then slug order. Pages sharing no word are suggested only when the edit
+     * distance is small (a typo).
+     */
+    public List<String> suggestions(String slug) {
+        return Suggestions.closest(slug == null ? "" : slug, bySlug.keySet(), 3);
+    }
+
+    Unit[] units() {
+        return units;
+    }
+
+    Map<String, Postings> postings() {
+        return postings;
+    }
+
+    @Override
+    public String toString() {
+        return "DocsIndex[" + pages.size() + " pages, " + units.length + " sections]";
+    }
+
+    /**
+     * Collects sources for a {@link DocsIndex}. Sources are read when {@link #build()} runs, in the order
+     * they were added. Not thread-safe.
+     */
+    public static final class Builder {
+
+        private final List<Object> sources = new ArrayList<>();
+        private int maxPageBytes = DEFAULT_MAX_PAGE_BYTES;
+
+        private Builder() {
+        }
+
+        /** The per-page body budget in UTF-8 bytes (default {@value DocsIndex#DEFAULT_MAX_PAGE_BYTES}). */
+        public Builder maxPageBytes(int bytes) {
+            if (bytes < MIN_MAX_PAGE_BYTES) {
+                throw new IllegalArgumentException("maxPageBytes must be at least " + MIN_MAX_PAGE_BYTES + ": " + bytes);
+            }
+            this.maxPageBytes = bytes;
+            return this;
+        }
+
+        /** Adds the classpath folder {@code folder} as the thread's context class loader sees it. */
+        public Builder classpath(String folder) {
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            return classpath(folder, loader != null ? loader : DocsIndex.class.getClassLoader());
+        }
+
+        /** Adds the classpath folder {@code folder} as {@code loader} sees it: every directory and jar with it. */
+        public Builder classpath(String folder, ClassLoader loader) {
+            String normalized = DocSources.normalizeFolder(folder);
+            Objects.requireNonNull(loader, "loader");
+            sources.add((SourceSupplier) () -> DocSources.classpath(normalized, loader));
+            return this;
+        }
+
+        /** Adds the {@code .md} files under a directory. */
+        public Builder directory(Path root) {
+            Objects.requireNonNull(root, "root");
+            sources.add((SourceSupplier) () -> DocSources.directory(root));
+            return this;
+        }
+
+        /**
+         * Adds one page from text, as if it were the file {@code path} ({@code /}-separated, ending in
+         * {@code .md}, relative to the docs folder).
+         */
+        public Builder page(String path, String markdown) {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(markdown, "markdown");
+            String p = path.replace('\\', '/');
+            while (p.startsWith("/")) {
+                p = p.substring(1);
+            }
+            if (!p.toLowerCase(Locale.ROOT).endsWith(".md") || p.length() <= 3) {
+                throw new IllegalArgumentException("a page path ends in .md: " + path);
+            }
+            String finalPath = p;
+            sources.add((SourceSupplier) () -> List.of(new DocSources.Source(finalPath, markdown, "page " + finalPath)));
+            return this;
+        }
+
+        /** Reads the sources and builds the index. */
+        public DocsIndex build() {
+            long started = System.nanoTime();
+            Map<String, DocSources.Source> byPath = new LinkedHashMap<>();
+            for (Object source : sources) {
+                for (DocSources.Source file : ((SourceSupplier) source).get()) {
+                    DocSources.Source earlier = byPath.putIfAbsent(file.path(), file);
+                    if (earlier != null) {
+                        LOG.warn("Docs page {} from {} is shadowed by the same path from {}", file.path(), file.origin(),
+                                earlier.origin());
+                    }
+                }
+            }
+            List<Map.Entry<String, DocSources.Source>> bySlug = new ArrayList<>(slugs(byPath.values()).entrySet());
+            int budget = maxPageBytes;
+            // pages are parsed in parallel; the list keeps slug order, so the index is the same either way
+            List<Markdown.Parsed> pages = bySlug.parallelStream().map(entry -> {
+                String path = entry.getValue().path();
+                int slash = path.indexOf('/');
+                String section = slash < 0 ? ROOT_SECTION : path.substring(0, slash);
+                return Markdown.parse(entry.getKey(), section, entry.getValue().text(), budget);
+            }).toList();
+            DocsIndex index = new DocsIndex(maxPageBytes, pages);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Indexed {} docs pages ({} sections, {} terms) in {} ms", pages.size(), index.units.length,
+                        index.postings.size(), (System.nanoTime() - started) / 1_000_000);
+            }
+            return index;
+        }
+
+        private static Map<String, DocSources.Source> slugs(Iterable<DocSources.Source> files) {
+            TreeMap<String, DocSources.Source> bySlug = new TreeMap<>();
+            List<DocSources.Source> readmes = new ArrayList<>();
+            for (DocSources.Source file : files) {
+                String path = withoutExtension(file.path());
+                int slash = path.lastIndexOf('/');
+                String name = path.substring(slash + 1).toLowerCase(Locale.ROOT);
+                if (slash > 0 && (name.equals("readme") || name.equals("index"))) {
+                    readmes.add(file);
+                } else {
+                    bySlug.put(path, file);
+                }
+            }
+            for (DocSources.Source file : readmes) {
+                String path = withoutExtension(file.path());
+                String folder = path.substring(0, path.lastIndexOf('/'));
+                if (!bySlug.containsKey(folder)) {
+                    bySlug.put(folder, file);
+                } else if (!bySlug.containsKey(path)) {
+                    bySlug.put(path, file);
+                } else {
+                    LOG.warn("Docs page {} from {} has no free slug and is skipped", file.path(), file.origin());
+                }
+            }
+            return bySlug;
+        }
+
+        private static String withoutExtension(String path) {
+            return path.substring(0, path.length() - 3);
+        }
+    }
+
+    @FunctionalInterface
+    private interface SourceSupplier {
+        List<DocSources.Source> get();
+    }
+}

@@ -1,0 +1,230 @@
+package dev.toolgate.context.docs;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads one Markdown page: front matter ({@code title:}, {@code description:}), the title heading, the
+ * {@code ##}/{@code ###} headings outside fenced and indented code, the body cut to a UTF-8 byte budget,
+ * and the body's sections. Pure functions; no Markdown is rendered.
+ */
+final class Markdown {
+
+    private Markdown() {
+    }
+
+    /** A {@code ##}/{@code ###} section of a page body (or the text before the first one, with no heading). */
+    record Section(String heading, String parent, int start, int end) {
+    }
+
+    /** A parsed page and its sections. */
+    record Parsed(DocPage page, List<Section> sections) {
+    }
+
+    /**
+     * Parses {@code markdown} as the page {@code slug} of {@code section}, cutting its body to {@code maxBytes}
+     * UTF-8 bytes.
+     */
+    static Parsed parse(String slug, String section, String markdown, int maxBytes) {
+        String text = markdown;
+        if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
+            text = text.substring(1);
+        }
+        if (text.indexOf('\r') >= 0) {
+            text = text.replace("\r\n", "\n").replace('\r', '\n');
+        }
+        String title = null;
+        String description = null;
+        int firstEnd = lineEnd(text, 0);
+        if (text.substring(0, firstEnd).strip().equals("---")) {
+            String foundTitle = null;
+            String foundDescription = null;
+            int pos = firstEnd + 1;
+            while (pos < text.length()) {
+                int end = lineEnd(text, pos);
+                String line = text.substring(pos, end);
+                String bare = line.strip();
+                if (bare.equals("---") || bare.equals("...")) {
+                    title = foundTitle;
+                    description = foundDescription;
+                    text = end + 1 >= text.length() ? "" : text.substring(end + 1);
+                    break;
+                }
+                int colon = line.indexOf(':');
+                if (colon > 0 && !Character.isWhitespace(line.charAt(0))) {
+                    String key = line.substring(0, colon).strip();
+                    String value = unquote(line.substring(colon + 1).strip());
+                    if (key.equals("title") && !value.isEmpty()) {
+                        foundTitle = value;
+                    } else if (key.equals("description") && !value.isEmpty()) {
+                        foundDescription = value;
+                    }
+                }
+                pos = end + 1;
+            }
+            // without a closing fence it was not front matter: the text stays whole
+        }
+        text = stripLeadingBlankLines(text);
+        boolean truncated = false;
+        if ((long) text.length() * 3 > maxBytes && text.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
+            text = cut(text, maxBytes);
+            truncated = true;
+        }
+        String[] firstH1 = new String[1];
+        List<Section> sections = sections(text, firstH1);
+        List<String> headings = new ArrayList<>(sections.size());
+        for (Section s : sections) {
+            if (s.heading() != null) {
+                headings.add(s.heading());
+            }
+        }
+        if (title == null) {
+            title = firstH1[0] != null && !firstH1[0].isEmpty() ? firstH1[0] : slug;
+        }
+        return new Parsed(new DocPage(slug, section, title, description, headings, text, truncated), sections);
+    }
+
+    /**
+     * The sections of a page body: the text before the first {@code ##}/{@code ###}, then one per heading. The
+     * first {@code #} heading outside code goes to {@code firstH1[0]}.
+     */
+    static List<Section> sections(String content, String[] firstH1) {
+        List<Section> sections = new ArrayList<>();
+        String heading = null;
+        String parent = null;
+        String currentH2 = null;
+        int start = 0;
+        boolean fenced = false;
+        char fence = 0;
+        int pos = 0;
+        int length = content.length();
+        while (pos < length) {
+            int lineEnd = lineEnd(content, pos);
+            int indent = 0;
+            int at = pos;
+            while (at < lineEnd && (content.charAt(at) == ' ' || content.charAt(at) == '\t')) {
+                indent += content.charAt(at) == '\t' ? 4 : 1;
+                at++;
+            }
+            char first = at < lineEnd ? content.charAt(at) : 0;
+            if ((first == '`' || first == '~') && at + 2 < lineEnd && content.charAt(at + 1) == first
+                    && content.charAt(at + 2) == first) {
+                if (!fenced) {
+                    fenced = true;
+                    fence = first;
+                } else if (first == fence) {
+                    fenced = false;
+                }
+            } else if (!fenced && indent < 4 && first == '#') {
+                int level = level(content, at, lineEnd);
+                if (level == 1) {
+                    if (firstH1 != null && firstH1[0] == null) {
+                        String text = headingText(content.substring(at, lineEnd), 1);
+                        firstH1[0] = text.isEmpty() ? null : text;
+                    }
+                } else if (level == 2 || level == 3) {
+                    String text = headingText(content.substring(at, lineEnd), level);
+                    if (!text.isEmpty()) {
+                        if (pos > start || heading != null) {
+                            sections.add(new Section(heading, parent, start, pos));
+                        }
+                        heading = text;
+                        if (level == 2) {
+                            currentH2 = text;
+                            parent = null;
+                        } else {
+                            parent = currentH2;
+                        }
+                        start = pos;
+                    }
+                }
+            }
+            pos = lineEnd + 1;
+        }
+        if (length > start || heading != null || sections.isEmpty()) {
+            sections.add(new Section(heading, parent, start, length));
+        }
+        return sections;
+    }
+
+    private static int lineEnd(String text, int from) {
+        int newline = text.indexOf('\n', from);
+        return newline < 0 ? text.length() : newline;
+    }
+
+    private static int level(String text, int at, int end) {
+        int hashes = 0;
+        while (at + hashes < end && text.charAt(at + hashes) == '#') {
+            hashes++;
+        }
+        if (hashes > 6) {
+            return 0;
+        }
+        if (at + hashes < end && text.charAt(at + hashes) != ' ' && text.charAt(at + hashes) != '\t') {
+            return 0;
+        }
+        return hashes;
+    }
+
+    private static String headingText(String bare, int level) {
+        String text = bare.substring(level).strip();
+        int end = text.length();
+        while (end > 0 && text.charAt(end - 1) == '#') {
+            end--;
+        }
+        if (end < text.length() && (end == 0 || Character.isWhitespace(text.charAt(end - 1)))) {
+            text = text.substring(0, end).strip();
+        }
+        return text;
+    }
+
+    private static String unquote(String value) {
+        if (value.length() >= 2) {
+            char first = value.charAt(0);
+            char last = value.charAt(value.length() - 1);
+            if ((first == '"' || first == '\'') && last == first) {
+                return value.substring(1, value.length() - 1).strip();
+            }
+        }
+        return value;
+    }
+
+    private static String stripLeadingBlankLines(String text) {
+        int i = 0;
+        int lineStart = 0;
+        while (i < text.length()) {
+            char c = text.charAt(i);
+            if (c == '\n') {
+                lineStart = i + 1;
+            } else if (!Character.isWhitespace(c)) {
+                break;
+            }
+            i++;
+        }
+        return lineStart == 0 ? text : text.substring(lineStart);
+    }
+
+    /**
+     * The longest prefix of {@code text} whose UTF-8 form fits {@code maxBytes}, never splitting a surrogate
+     * pair, and ending at a line break when one lies in the last tenth of it.
+     */
+    static String cut(String text, int maxBytes) {
+        int bytes = 0;
+        int i = 0;
+        while (i < text.length()) {
+            int cp = text.codePointAt(i);
+            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + size > maxBytes) {
+                break;
+            }
+            bytes += size;
+            i += Character.charCount(cp);
+        }
+        int newline = text.lastIndexOf('\n', i - 1);
+        if (newline > 0 && newline >= i - i / 10) {
+            i = newline + 1;
+        }
+        return text.substring(0, i);
+    }
+}

@@ -1,0 +1,211 @@
+package dev.toolgate.context.docs;
+
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.function.Supplier;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+
+/**
+ * How long indexing 500 realistic pages takes (the target is under 200 ms). Not a test: run it by hand in
+ * its own JVM (the reactor skips exec:java outside the example host):
+ *
+ * <pre>
+ * ./mvnw -B -q -o -pl lib-context test-compile dependency:build-classpath \
+ *     -Dmdep.outputFile=/tmp/ctx-cp.txt -Dmdep.includeScope=test
+ * java -Xmx512m -cp lib-context/target/test-classes:lib-context/target/classes:$(cat /tmp/ctx-cp.txt) \
+ *     dev.toolgate.context.docs.DocsIndexBenchmark [pages] [repeats]
+ * </pre>
+ *
+ * It writes 500 pages of 4-8 KB (front matter, headings, paragraphs, lists, tables, code) to a temporary
+ * directory and a jar, warms up, then times {@link DocsIndex#fromDirectory}, {@link DocsIndex#fromClasspath}
+ * over the jar and a build from in-memory text, printing min / median / max of each.
+ */
+public final class DocsIndexBenchmark {
+
+    private static final String[] COMMON = ("the a of to and in is it that for on with as by this be are from or an "
+            + "can you your when each its not all one call tool page run check system user value returns default "
+            + "uses every only into after before then also more than new time first should would which").split(" ");
+
+    private DocsIndexBenchmark() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        int pages = args.length > 0 ? Integer.parseInt(args[0]) : 500;
+        int repeats = args.length > 1 ? Integer.parseInt(args[1]) : 15;
+        Path dir = Files.createTempDirectory("docs-bench");
+        Path jar = dir.resolveSibling(dir.getFileName() + ".jar");
+        Random random = new Random(7);
+        String[] vocabulary = vocabulary(random, 3000);
+        List<String[]> generated = new ArrayList<>();
+        long bytes = 0;
+        for (int i = 0; i < pages; i++) {
+            String path = "section-" + (i % 12) + "/topic-" + (i / 12) + "/page-" + i + ".md";
+            String text = page(random, vocabulary, i, 4096 + random.nextInt(4096));
+            generated.add(new String[] {path, text});
+            bytes += text.getBytes(StandardCharsets.UTF_8).length;
+            Path file = dir.resolve(path);
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text);
+        }
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new JarEntry("docs/")); // as jar tools write it: the folder is found by its entry
+            out.closeEntry();
+            for (String[] page : generated) {
+                out.putNextEntry(new JarEntry("docs/" + page[0]));
+                out.write(page[1].getBytes(StandardCharsets.UTF_8));
+                out.closeEntry();
+            }
+        }
+        System.out.printf(Locale.ROOT, "%d pages, %.1f KB total (%.1f KB average), JDK %s, %d CPUs%n", pages,
+                bytes / 1024.0, bytes / 1024.0 / pages, Runtime.version(), Runtime.getRuntime().availableProcessors());
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null)) {
+            Supplier<DocsIndex> fromDirectory = () -> DocsIndex.fromDirectory(dir);
+            Supplier<DocsIndex> fromJar = () -> DocsIndex.fromClasspath("docs", loader);
+            Supplier<DocsIndex> fromMemory = () -> {
+                DocsIndex.Builder builder = DocsIndex.builder();
+                generated.forEach(p -> builder.page(p[0], p[1]));
+                return builder.build();
+            };
+            long cold = System.nanoTime();
+            DocsIndex index = fromDirectory.get();
+            System.out.printf(Locale.ROOT, "index: %s; first build in this JVM (cold, as at start-up): %.1f ms%n", index,
+                    (System.nanoTime() - cold) / 1e6);
+            measure("fromDirectory", fromDirectory, pages, repeats);
+            measure("fromClasspath (jar)", fromJar, pages, repeats);
+            measure("in-memory text", fromMemory, pages, repeats);
+            long started = System.nanoTime();
+            int queries = 0;
+            for (int r = 0; r < 200; r++) {
+                index.search(vocabulary[r % 300] + " " + vocabulary[(r * 7) % 1000] + " " + COMMON[r % COMMON.length], 10);
+                queries++;
+            }
+            System.out.printf(Locale.ROOT, "search: %.3f ms per query (%d queries, limit 10)%n",
+                    (System.nanoTime() - started) / 1e6 / queries, queries);
+        } finally {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+            Files.deleteIfExists(jar);
+        }
+    }
+
+    private static void measure(String label, Supplier<DocsIndex> build, int pages, int repeats) {
+        for (int i = 0; i < 5; i++) {
+            check(build.get(), pages);
+        }
+        double[] millis = new double[repeats];
+        for (int i = 0; i < repeats; i++) {
+            long started = System.nanoTime();
+            DocsIndex index = build.get();
+            millis[i] = (System.nanoTime() - started) / 1e6;
+            check(index, pages);
+        }
+        Arrays.sort(millis);
+        System.out.printf(Locale.ROOT, "%-20s %d runs after 5 warm-ups: min %.1f ms, median %.1f ms, max %.1f ms%n",
+                label, repeats, millis[0], millis[repeats / 2], millis[repeats - 1]);
+    }
+
+    private static void check(DocsIndex index, int pages) {
+        if (index.size() != pages) {
+            throw new IllegalStateException("indexed " + index.size() + " pages, expected " + pages);
+        }
+    }
+
+    private static String[] vocabulary(Random random, int size) {
+        String[] syllables = "ba ke lo mi nu ra se ti vo za pro con dat ser ver net work flow gate tok en sch ema pol icy"
+                .split(" ");
+        String[] words = new String[size];
+        for (int i = 0; i < size; i++) {
+            StringBuilder word = new StringBuilder();
+            int parts = 2 + random.nextInt(3);
+            for (int p = 0; p < parts; p++) {
+                word.append(syllables[random.nextInt(syllables.length)]);
+            }
+            words[i] = word.toString();
+        }
+        return words;
+    }
+
+    /** A Zipf-ish pick: common words often, rare technical words seldom. */
+    private static String word(Random random, String[] vocabulary) {
+        if (random.nextInt(100) < 45) {
+            return COMMON[random.nextInt(COMMON.length)];
+        }
+        double u = random.nextDouble();
+        return vocabulary[(int) Math.min(vocabulary.length - 1, Math.floor(Math.pow(vocabulary.length, u)) - 1)];
+    }
+
+    private static String sentence(Random random, String[] vocabulary) {
+        int words = 8 + random.nextInt(13);
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < words; i++) {
+            String word = word(random, vocabulary);
+            out.append(i == 0 ? Character.toUpperCase(word.charAt(0)) + word.substring(1) : word);
+            if (i == words / 2 && random.nextInt(4) == 0) {
+                out.append(" `").append(word(random, vocabulary)).append("()`");
+            }
+            out.append(i == words - 1 ? ". " : random.nextInt(12) == 0 ? ", " : " ");
+        }
+        return out.toString();
+    }
+
+    private static String page(Random random, String[] vocabulary, int number, int targetBytes) {
+        StringBuilder out = new StringBuilder();
+        String title = sentence(random, vocabulary).split(" ", 4)[0] + " " + vocabulary[number % vocabulary.length];
+        out.append("---\ntitle: \"").append(title).append("\"\ndescription: ")
+                .append(sentence(random, vocabulary).strip()).append("\nsidebar:\n  order: ").append(number % 10)
+                .append("\n---\n\n");
+        out.append(sentence(random, vocabulary)).append(sentence(random, vocabulary)).append("\n\n");
+        int section = 0;
+        while (out.length() < targetBytes) {
+            section++;
+            String level = section % 3 == 0 ? "### " : "## ";
+            out.append(level).append(sentence(random, vocabulary), 0, 30).append("\n\n");
+            for (int p = 0; p < 1 + random.nextInt(3); p++) {
+                for (int s = 0; s < 2 + random.nextInt(4); s++) {
+                    out.append(sentence(random, vocabulary));
+                }
+                out.append("\n\n");
+            }
+            switch (random.nextInt(4)) {
+                case 0 -> {
+                    out.append("```java\n");
+                    for (int l = 0; l < 4 + random.nextInt(6); l++) {
+                        out.append("var ").append(word(random, vocabulary)).append(" = gate.call(\"")
+                                .append(word(random, vocabulary)).append("\"); // ").append(word(random, vocabulary))
+                                .append('\n');
+                    }
+                    out.append("```\n\n");
+                }
+                case 1 -> {
+                    for (int l = 0; l < 3 + random.nextInt(4); l++) {
+                        out.append("- ").append(sentence(random, vocabulary)).append('\n');
+                    }
+                    out.append('\n');
+                }
+                case 2 -> {
+                    out.append("| option | default | meaning |\n|---|---|---|\n");
+                    for (int l = 0; l < 3 + random.nextInt(4); l++) {
+                        out.append("| `").append(word(random, vocabulary)).append("` | ").append(random.nextInt(100))
+                                .append(" | ").append(sentence(random, vocabulary).strip()).append(" |\n");
+                    }
+                    out.append('\n');
+                }
+                default -> out.append("> ").append(sentence(random, vocabulary)).append("\n\n");
+            }
+        }
+        return out.toString();
+    }
+}
