@@ -109,10 +109,11 @@ async function httpClient(server, token, capabilities = {}) {
 // who is offered it also sees the apply tool and the decisions on runs
 const CODEMODE_TOOLS = ["codemode.describe", "codemode.run", "codemode.test"];
 const DECISION_TOOLS = ["toolgate.apply", "toolgate.approve", "toolgate.reject", "toolgate.rollback"];
-const CAROL_TOOLS = ["catalog.listSystems", ...CODEMODE_TOOLS, "incident.create", "incident.delete", "incident.get", "incident.list",
-  "incident.update", "run.incident.escalate", ...DECISION_TOOLS];
-const BOB_TOOLS = ["catalog.listSystems", ...CODEMODE_TOOLS, "incident.get", "incident.list", "run.incident.escalate",
-  ...DECISION_TOOLS];
+const DOCS_TOOLS = ["docs.getDoc", "docs.listDocs", "docs.searchDocs"];
+const CAROL_TOOLS = ["catalog.listSystems", ...CODEMODE_TOOLS, ...DOCS_TOOLS, "incident.create", "incident.delete", "incident.get",
+  "incident.list", "incident.update", "run.incident.escalate", ...DECISION_TOOLS, "web.probeUrl"].sort();
+const BOB_TOOLS = ["catalog.listSystems", ...CODEMODE_TOOLS, ...DOCS_TOOLS, "incident.get", "incident.list", "run.incident.escalate",
+  ...DECISION_TOOLS].sort();
 
 async function names(client) {
   return (await client.listTools()).tools.map((tool) => tool.name).sort();

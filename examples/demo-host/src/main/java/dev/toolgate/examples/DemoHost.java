@@ -62,6 +62,7 @@ public final class DemoHost {
     public static void run(String[] args, PrintStream out) {
         try (Toolgate gate = SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args)).build()) {
             gate.registry().register(Codemode.tools(gate)); // its program was found through ServiceLoader
+            GroundingTour.register(gate);
             new DemoHost(out, gate).tour();
         }
     }
@@ -81,6 +82,7 @@ public final class DemoHost {
         durableRun();
         codemode();
         sources();
+        grounding();
         auditTrail();
     }
 
@@ -232,8 +234,13 @@ public final class DemoHost {
         new SourcesTour(gate, out, this::as).run();
     }
 
+    private void grounding() {
+        heading("10. Grounding: the host's own docs with a signal to stop, and one safe look at a URL");
+        new GroundingTour(gate, out, this::as).run();
+    }
+
     private void auditTrail() {
-        heading("10. The audit trail of this session (arguments are only hashed; results redacted and capped)");
+        heading("11. The audit trail of this session (arguments are only hashed; results redacted and capped)");
         List<CallRecord> records = gate.findCalls(CallQuery.latest(100).session(session));
         for (CallRecord r : reversed(records)) {
             out.printf("  %-19s %-10s %-20s by %-13s mode %-16s args %s...%s%n", r.createdAt().toString().substring(0, 19),

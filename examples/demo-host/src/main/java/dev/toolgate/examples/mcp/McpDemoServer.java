@@ -2,6 +2,10 @@ package dev.toolgate.examples.mcp;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.codemode.Codemode;
+import dev.toolgate.context.docs.DocsIndex;
+import dev.toolgate.context.docs.DocsTools;
+import dev.toolgate.context.web.ProbeSettings;
+import dev.toolgate.context.web.ProbeTools;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.examples.DemoPrincipals;
@@ -174,6 +178,9 @@ public final class McpDemoServer {
         }
         try (Toolgate gate = builder.build()) {
             gate.registry().register(Codemode.tools(gate)); // codemode.describe, .test, .run
+            // grounding: Toolgate's own README files as docs.*, and web.probeUrl behind the SSRF guard
+            gate.registry().register(DocsTools.tools(DocsIndex.fromClasspath("docs")));
+            gate.registry().register(ProbeTools.tools(ProbeSettings.defaults(), "incident.incident.manage"));
             ToolgateMcpServer server;
             if (options.transport().equals("stdio")) {
                 server = ToolgateMcpServer.stdio(gate, PRINCIPALS.get(options.principal()))
