@@ -14,19 +14,25 @@ final class Markdown {
     private Markdown() {
     }
 
-    /** A {@code ##}/{@code ###} section of a page body (or the text before the first one, with no heading). */
-    record Section(String heading, String parent, int start, int end) {
-    }
-
-    /** A parsed page and its sections. */
-    record Parsed(DocPage page, List<Section> sections) {
+    /**
+     * A {@code ##}/{@code ###} section of a page body (or the text before the first one, with no heading and
+     * level 0): from its heading line to the next {@code ##}/{@code ###} heading.
+     */
+    record Section(String heading, String parent, int level, int start, int end) {
     }
 
     /**
-     * Parses {@code markdown} as the page {@code slug} of {@code section}, cutting its body to {@code maxBytes}
-     * UTF-8 bytes.
+     * A parsed page, its indexed body (the text searched and read by section; the page's content is a prefix
+     * of it) and the body's sections.
      */
-    static Parsed parse(String slug, String section, String markdown, int maxBytes) {
+    record Parsed(DocPage page, String body, List<Section> sections) {
+    }
+
+    /**
+     * Parses {@code markdown} as the page {@code slug} of {@code section}: the body is cut to {@code indexBytes}
+     * UTF-8 bytes, the page's content to {@code maxBytes} of that.
+     */
+    static Parsed parse(String slug, String section, String markdown, int maxBytes, int indexBytes) {
         String text = markdown;
         if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
             text = text.substring(1);
@@ -67,8 +73,13 @@ final class Markdown {
         }
         text = stripLeadingBlankLines(text);
         boolean truncated = false;
-        if ((long) text.length() * 3 > maxBytes && text.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
-            text = cut(text, maxBytes);
+        if (tooLong(text, indexBytes)) {
+            text = cut(text, indexBytes);
+            truncated = true;
+        }
+        String content = text;
+        if (maxBytes < indexBytes && tooLong(text, maxBytes)) {
+            content = cut(text, maxBytes);
             truncated = true;
         }
         String[] firstH1 = new String[1];
@@ -82,7 +93,12 @@ final class Markdown {
         if (title == null) {
             title = firstH1[0] != null && !firstH1[0].isEmpty() ? firstH1[0] : slug;
         }
-        return new Parsed(new DocPage(slug, section, title, description, headings, text, truncated), sections);
+        return new Parsed(new DocPage(slug, section, title, description, headings, content, truncated), text, sections);
+    }
+
+    /** True when {@code text} is over {@code maxBytes} of UTF-8. */
+    static boolean tooLong(String text, int maxBytes) {
+        return (long) text.length() * 3 > maxBytes && text.getBytes(StandardCharsets.UTF_8).length > maxBytes;
     }
 
     /**
@@ -93,6 +109,7 @@ final class Markdown {
         List<Section> sections = new ArrayList<>();
         String heading = null;
         String parent = null;
+        int headingLevel = 0;
         String currentH2 = null;
         int start = 0;
         boolean fenced = false;
@@ -127,9 +144,10 @@ final class Markdown {
                     String text = headingText(content.substring(at, lineEnd), level);
                     if (!text.isEmpty()) {
                         if (pos > start || heading != null) {
-                            sections.add(new Section(heading, parent, start, pos));
+                            sections.add(new Section(heading, parent, headingLevel, start, pos));
                         }
                         heading = text;
+                        headingLevel = level;
                         if (level == 2) {
                             currentH2 = text;
                             parent = null;
@@ -143,7 +161,7 @@ final class Markdown {
             pos = lineEnd + 1;
         }
         if (length > start || heading != null || sections.isEmpty()) {
-            sections.add(new Section(heading, parent, start, length));
+            sections.add(new Section(heading, parent, headingLevel, start, length));
         }
         return sections;
     }
