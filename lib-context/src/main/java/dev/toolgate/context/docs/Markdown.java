@@ -98,7 +98,9 @@ final class Markdown {
 
     /** True when {@code text} is over {@code maxBytes} of UTF-8. */
     static boolean tooLong(String text, int maxBytes) {
-        return (long) text.length() * 3 > maxBytes && text.getBytes(StandardCharsets.UTF_8).length > maxBytes;
+        // more chars than bytes allowed is too long whatever they are; only the middle ground is encoded
+        return text.length() > maxBytes || ((long) text.length() * 3 > maxBytes
+                && text.getBytes(StandardCharsets.UTF_8).length > maxBytes);
     }
 
     /**
@@ -228,16 +230,32 @@ final class Markdown {
      * pair, and ending at a line break when one lies in the last tenth of it.
      */
     static String cut(String text, int maxBytes) {
+        // a plain loop over a copy of the chars that can fit (at most maxBytes of them): fast on a cold JVM
+        int length = Math.min(text.length(), maxBytes + 1);
+        char[] chars = new char[length];
+        text.getChars(0, length, chars, 0);
         int bytes = 0;
         int i = 0;
-        while (i < text.length()) {
-            int cp = text.codePointAt(i);
-            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        while (i < length) {
+            char c = chars[i];
+            int size;
+            int count = 1;
+            if (c < 0x80) {
+                size = 1;
+            } else if (c < 0x800) {
+                size = 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(i + 1 < length ? chars[i + 1] : text.charAt(i + 1))) {
+                size = 4; // a pair, as String.codePointAt reads it
+                count = 2;
+            } else {
+                size = 3; // a lone surrogate counts as String.codePointAt gives it
+            }
             if (bytes + size > maxBytes) {
                 break;
             }
             bytes += size;
-            i += Character.charCount(cp);
+            i += count;
         }
         int newline = text.lastIndexOf('\n', i - 1);
         if (newline > 0 && newline >= i - i / 10) {

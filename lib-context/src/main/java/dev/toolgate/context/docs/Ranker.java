@@ -25,8 +25,8 @@ final class Ranker {
     private static final int PARENT = 2;
     private static final int DESCRIPTION = 3;
     private static final int BODY = 4;
-    /** One posting while counting: term, unit, then the five field counts. */
-    private static final int STRIDE = 7;
+    /** One posting while counting: term, then the five field counts (its unit is implied by its position). */
+    private static final int STRIDE = 6;
 
     /**
      * Counts every section's terms per field in one sequential pass (terms as ids of a {@link TermTable}, so no
@@ -34,146 +34,197 @@ final class Ranker {
      * units in ascending order; the result is the same for the same pages.
      */
     static Built build(List<Markdown.Parsed> parsed) {
-        TermTable table = new TermTable();
-        List<Unit> units = new ArrayList<>();
+        Counter counter = new Counter();
+        for (int p = 0; p < parsed.size(); p++) {
+            counter.page(p, parsed.get(p));
+        }
+        return counter.built();
+    }
+
+    /**
+     * The state of {@link #build}. Its work is split into small methods called once per page, section or term:
+     * on a cold JVM such methods are compiled after a few calls, where one long method would run interpreted
+     * until an on-stack replacement of all of it is compiled.
+     */
+    private static final class Counter {
+        final TermTable table = new TermTable();
+        final List<Unit> units = new ArrayList<>();
         int[] bodyLengths = new int[64];
-        int[] flat = new int[STRIDE * 1024];
-        int postingCount = 0;
-        int[][] counts = new int[5][1024];
+        /** Where each unit's postings start in {@link #flat}; one more entry than units at the end. */
+        int[] unitStart = new int[65];
+        int[] flat = new int[STRIDE * 4096];
+        char[] chars = new char[16 * 1024];
+        int postingCount;
+        final int[][] counts = new int[5][1024];
         int[] touched = new int[1024];
         int[] stamp = new int[1024];
-        long totalBody = 0;
-        for (int p = 0; p < parsed.size(); p++) {
-            Markdown.Parsed page = parsed.get(p);
+        long totalBody;
+
+        void page(int p, Markdown.Parsed page) {
             DocPage doc = page.page();
-            int[] titleTerms = ids(table, doc.title());
-            int[] descriptionTerms = doc.description() == null ? new int[0] : ids(table, doc.description());
-            String content = page.body();
-            char[] chars = content.toCharArray();
+            int[] titleTerms = ids(doc.title());
+            int[] descriptionTerms = doc.description() == null ? new int[0] : ids(doc.description());
+            String body = page.body();
+            if (body.length() > chars.length) {
+                chars = new char[Math.max(body.length(), chars.length * 2)];
+            }
+            body.getChars(0, body.length(), chars, 0); // one buffer for all pages: less to collect
             String lastHeading = null;
             int[] headingTerms = new int[0];
             String lastParent = null;
             int[] parentTerms = new int[0];
             for (Markdown.Section section : page.sections()) {
-                int u = units.size();
-                int bodyStart = section.start();
-                if (section.heading() != null) {
-                    int newline = content.indexOf('\n', section.start());
-                    bodyStart = newline < 0 || newline >= section.end() ? section.end() : newline + 1;
-                }
                 if (section.heading() != null && !section.heading().equals(lastHeading)) {
                     lastHeading = section.heading();
-                    headingTerms = ids(table, lastHeading);
+                    headingTerms = ids(lastHeading);
                 }
                 if (section.parent() != null && !section.parent().equals(lastParent)) {
                     lastParent = section.parent();
-                    parentTerms = ids(table, lastParent);
+                    parentTerms = ids(lastParent);
                 }
-                int bodyCount = table.scan(chars, bodyStart, section.end());
-                int vocabulary = table.size();
-                if (vocabulary > stamp.length) {
-                    int grown = Math.max(vocabulary, stamp.length * 2);
-                    for (int f = 0; f < 5; f++) {
-                        counts[f] = Arrays.copyOf(counts[f], grown);
-                    }
-                    stamp = Arrays.copyOf(stamp, grown);
-                    touched = Arrays.copyOf(touched, grown);
-                }
-                int touchedCount = 0;
-                int mark = u + 1;
-                touchedCount = tally(titleTerms, titleTerms.length, TITLE, counts, stamp, mark, touched, touchedCount);
-                if (section.heading() != null) {
-                    touchedCount = tally(headingTerms, headingTerms.length, HEADING, counts, stamp, mark, touched,
-                            touchedCount);
-                }
-                if (section.parent() != null) {
-                    touchedCount = tally(parentTerms, parentTerms.length, PARENT, counts, stamp, mark, touched,
-                            touchedCount);
-                }
-                touchedCount = tally(descriptionTerms, descriptionTerms.length, DESCRIPTION, counts, stamp, mark,
-                        touched, touchedCount);
-                touchedCount = tally(table.out, bodyCount, BODY, counts, stamp, mark, touched, touchedCount);
-                if ((postingCount + touchedCount) * STRIDE > flat.length) {
-                    flat = Arrays.copyOf(flat, Math.max(flat.length * 2, (postingCount + touchedCount) * STRIDE));
-                }
-                for (int t = 0; t < touchedCount; t++) {
-                    int term = touched[t];
-                    int at = postingCount++ * STRIDE;
-                    flat[at] = term;
-                    flat[at + 1] = u;
-                    for (int f = 0; f < 5; f++) {
-                        flat[at + 2 + f] = counts[f][term];
-                        counts[f][term] = 0;
-                    }
-                }
-                units.add(new Unit(p, section.heading(), section.start(), section.end(), bodyStart));
-                if (u == bodyLengths.length) {
-                    bodyLengths = Arrays.copyOf(bodyLengths, u * 2);
-                }
-                bodyLengths[u] = bodyCount;
-                totalBody += bodyCount;
+                unit(p, body, chars, section, titleTerms, section.heading() != null ? headingTerms : null,
+                        section.parent() != null ? parentTerms : null, descriptionTerms);
             }
         }
-        double averageBody = units.isEmpty() ? 1 : Math.max(1.0, (double) totalBody / units.size());
-        // group the postings by term (a counting sort keeps each term's units ascending)
-        int vocabulary = table.size();
-        int[] offsets = new int[vocabulary + 1];
-        for (int i = 0; i < postingCount; i++) {
-            offsets[flat[i * STRIDE] + 1]++;
+
+        private void unit(int p, String body, char[] chars, Markdown.Section section, int[] titleTerms,
+                int[] headingTerms, int[] parentTerms, int[] descriptionTerms) {
+            int u = units.size();
+            int bodyStart = section.start();
+            if (section.heading() != null) {
+                int newline = body.indexOf('\n', section.start());
+                bodyStart = newline < 0 || newline >= section.end() ? section.end() : newline + 1;
+            }
+            int bodyCount = table.scan(chars, bodyStart, section.end());
+            int vocabulary = table.size();
+            if (vocabulary > stamp.length) {
+                int grown = Math.max(vocabulary, stamp.length * 2);
+                for (int f = 0; f < 5; f++) {
+                    counts[f] = Arrays.copyOf(counts[f], grown);
+                }
+                stamp = Arrays.copyOf(stamp, grown);
+                touched = Arrays.copyOf(touched, grown);
+            }
+            int mark = u + 1;
+            int n = tally(titleTerms, titleTerms.length, TITLE, mark, 0);
+            if (headingTerms != null) {
+                n = tally(headingTerms, headingTerms.length, HEADING, mark, n);
+            }
+            if (parentTerms != null) {
+                n = tally(parentTerms, parentTerms.length, PARENT, mark, n);
+            }
+            n = tally(descriptionTerms, descriptionTerms.length, DESCRIPTION, mark, n);
+            n = tally(table.out, bodyCount, BODY, mark, n);
+            emit(n);
+            units.add(new Unit(p, section.heading(), section.start(), section.end(), bodyStart));
+            if (u + 1 >= unitStart.length) {
+                bodyLengths = Arrays.copyOf(bodyLengths, unitStart.length * 2);
+                unitStart = Arrays.copyOf(unitStart, unitStart.length * 2);
+            }
+            bodyLengths[u] = bodyCount;
+            unitStart[u + 1] = postingCount;
+            totalBody += bodyCount;
         }
-        for (int t = 0; t < vocabulary; t++) {
-            offsets[t + 1] += offsets[t];
+
+        private int[] ids(String text) {
+            int n = table.scan(text);
+            return Arrays.copyOf(table.out, n);
         }
-        int[][] termUnits = new int[vocabulary][];
-        float[][] termTf = new float[vocabulary][];
-        boolean[][] termInHeading = new boolean[vocabulary][];
-        for (int t = 0; t < vocabulary; t++) {
-            int n = offsets[t + 1] - offsets[t];
-            termUnits[t] = new int[n];
-            termTf[t] = new float[n];
-            termInHeading[t] = new boolean[n];
+
+        /** Adds {@code terms[0, n)} to field {@code field}, noting each term first seen in this unit. */
+        private int tally(int[] terms, int n, int field, int mark, int touchedCount) {
+            int[] fieldCounts = counts[field];
+            int[] stamp = this.stamp;
+            int[] touched = this.touched;
+            for (int i = 0; i < n; i++) {
+                int term = terms[i];
+                if (stamp[term] != mark) {
+                    stamp[term] = mark;
+                    touched[touchedCount++] = term;
+                }
+                fieldCounts[term]++;
+            }
+            return touchedCount;
         }
-        int[] filled = new int[vocabulary];
-        for (int i = 0; i < postingCount; i++) {
-            int at = i * STRIDE;
-            int term = flat[at];
-            int u = flat[at + 1];
+
+        /** Appends the unit's postings, the {@code n} touched terms with their counts, and clears the counts. */
+        private void emit(int n) {
+            if ((postingCount + n) * STRIDE > flat.length) {
+                flat = Arrays.copyOf(flat, Math.max(flat.length * 2, (postingCount + n) * STRIDE));
+            }
+            int[] flat = this.flat;
+            int[] title = counts[TITLE];
+            int[] heading = counts[HEADING];
+            int[] parent = counts[PARENT];
+            int[] description = counts[DESCRIPTION];
+            int[] body = counts[BODY];
+            int at = postingCount * STRIDE;
+            for (int t = 0; t < n; t++) {
+                int term = touched[t];
+                flat[at] = term;
+                flat[at + 1 + TITLE] = title[term];
+                flat[at + 1 + HEADING] = heading[term];
+                flat[at + 1 + PARENT] = parent[term];
+                flat[at + 1 + DESCRIPTION] = description[term];
+                flat[at + 1 + BODY] = body[term];
+                title[term] = 0;
+                heading[term] = 0;
+                parent[term] = 0;
+                description[term] = 0;
+                body[term] = 0;
+                at += STRIDE;
+            }
+            postingCount += n;
+        }
+
+        Built built() {
+            int unitCount = units.size();
+            double averageBody = unitCount == 0 ? 1 : Math.max(1.0, (double) totalBody / unitCount);
+            // group the postings by term, units ascending: count, then fill unit by unit
+            int vocabulary = table.size();
+            int[] sizes = new int[vocabulary];
+            for (int i = 0; i < postingCount; i++) {
+                sizes[flat[i * STRIDE]]++;
+            }
+            int[][] termUnits = new int[vocabulary][];
+            float[][] termTf = new float[vocabulary][];
+            boolean[][] termInHeading = new boolean[vocabulary][];
+            for (int t = 0; t < vocabulary; t++) {
+                termUnits[t] = new int[sizes[t]];
+                termTf[t] = new float[sizes[t]];
+                termInHeading[t] = new boolean[sizes[t]];
+            }
+            int[] filled = new int[vocabulary];
+            for (int u = 0; u < unitCount; u++) {
+                weigh(u, averageBody, filled, termUnits, termTf, termInHeading);
+            }
+            Map<String, Postings> postings = new HashMap<>(vocabulary * 2);
+            for (int t = 0; t < vocabulary; t++) {
+                if (sizes[t] > 0) {
+                    postings.put(table.term(t), new Postings(termUnits[t], termTf[t], termInHeading[t]));
+                }
+            }
+            return new Built(units.toArray(new Unit[0]), postings);
+        }
+
+        /** Weighs unit {@code u}'s postings into the terms' lists. */
+        private void weigh(int u, double averageBody, int[] filled, int[][] termUnits, float[][] termTf,
+                boolean[][] termInHeading) {
             double norm = 1 - DocsIndex.B + DocsIndex.B * bodyLengths[u] / averageBody;
-            double weighted = DocsIndex.W_TITLE * flat[at + 2 + TITLE] + DocsIndex.W_HEADING * flat[at + 2 + HEADING]
-                    + DocsIndex.W_PARENT * flat[at + 2 + PARENT] + DocsIndex.W_DESCRIPTION * flat[at + 2 + DESCRIPTION]
-                    + DocsIndex.W_BODY * flat[at + 2 + BODY] / norm;
-            int k = filled[term]++;
-            termUnits[term][k] = u;
-            termTf[term][k] = (float) weighted;
-            termInHeading[term][k] = flat[at + 2 + HEADING] > 0 || flat[at + 2 + PARENT] > 0;
-        }
-        Map<String, Postings> postings = new HashMap<>(vocabulary * 2);
-        for (int t = 0; t < vocabulary; t++) {
-            if (termUnits[t].length > 0) {
-                postings.put(table.term(t), new Postings(termUnits[t], termTf[t], termInHeading[t]));
+            int[] flat = this.flat;
+            for (int i = unitStart[u]; i < unitStart[u + 1]; i++) {
+                int at = i * STRIDE;
+                int term = flat[at];
+                double weighted = DocsIndex.W_TITLE * flat[at + 1 + TITLE] + DocsIndex.W_HEADING * flat[at + 1 + HEADING]
+                        + DocsIndex.W_PARENT * flat[at + 1 + PARENT]
+                        + DocsIndex.W_DESCRIPTION * flat[at + 1 + DESCRIPTION]
+                        + DocsIndex.W_BODY * flat[at + 1 + BODY] / norm;
+                int k = filled[term]++;
+                termUnits[term][k] = u;
+                termTf[term][k] = (float) weighted;
+                termInHeading[term][k] = flat[at + 1 + HEADING] > 0 || flat[at + 1 + PARENT] > 0;
             }
         }
-        return new Built(units.toArray(new Unit[0]), postings);
-    }
-
-    private static int[] ids(TermTable table, String text) {
-        int n = table.scan(text);
-        return Arrays.copyOf(table.out, n);
-    }
-
-    /** Adds {@code terms[0, n)} to field {@code field}, noting each term first seen in this unit. */
-    private static int tally(int[] terms, int n, int field, int[][] counts, int[] stamp, int mark, int[] touched,
-            int touchedCount) {
-        int[] fieldCounts = counts[field];
-        for (int i = 0; i < n; i++) {
-            int term = terms[i];
-            if (stamp[term] != mark) {
-                stamp[term] = mark;
-                touched[touchedCount++] = term;
-            }
-            fieldCounts[term]++;
-        }
-        return touchedCount;
     }
 
     static double idf(int documentFrequency, int units) {

@@ -53,45 +53,44 @@ final class TermTable {
      * dropped, and returns how many there are.
      */
     int scan(char[] text, int from, int to) {
+        // the hot loop: ASCII words are lower-cased and hashed as they are read; anything else goes to slowWord
         int count = 0;
         int i = from;
+        char[] word = this.word;
+        byte[] kind = KIND;
         while (i < to) {
             char c = text[i];
-            if (c < 128) {
-                if (!asciiWord(c)) {
-                    i++;
-                    continue;
-                }
-            } else {
-                int cp = codePoint(text, i, to);
-                if (!Character.isLetterOrDigit(cp)) {
-                    i += Character.charCount(cp);
-                    continue;
-                }
+            if (c < 128 && kind[c] == 0) {
+                i++;
+                continue;
             }
+            int start = i;
             int length = 0;
+            int hash = 0;
             while (i < to) {
                 c = text[i];
-                if (c < 128) {
-                    if (!asciiWord(c)) {
-                        break;
-                    }
-                    if (length < Tokenizer.MAX_TOKEN_CHARS) {
-                        word[length++] = c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
-                    }
-                    i++;
-                } else {
-                    int cp = codePoint(text, i, to);
-                    if (!Character.isLetterOrDigit(cp)) {
-                        break;
-                    }
-                    if (length < Tokenizer.MAX_TOKEN_CHARS) {
-                        length = lowerInto(cp, length);
-                    }
-                    i += Character.charCount(cp);
+                if (c >= 128) {
+                    break;
                 }
+                byte k = kind[c];
+                if (k == 0) {
+                    break;
+                }
+                if (length < Tokenizer.MAX_TOKEN_CHARS) {
+                    char lower = k == 2 ? (char) (c + 32) : c;
+                    word[length++] = lower;
+                    hash = 31 * hash + lower;
+                }
+                i++;
             }
-            int id = id(length);
+            int id;
+            if (i < to && text[i] >= 128) {
+                id = slowWord(text, start, to);
+                i = end;
+                word = this.word;
+            } else {
+                id = id(word, length, hash);
+            }
             if (id != DROPPED) {
                 if (count == out.length) {
                     out = Arrays.copyOf(out, count * 2);
@@ -100,6 +99,72 @@ final class TermTable {
             }
         }
         return count;
+    }
+
+    /** 0 for a char that is not part of a word, 1 for a word char, 2 for an upper-case ASCII letter. */
+    private static final byte[] KIND = new byte[128];
+
+    static {
+        for (char c = '0'; c <= '9'; c++) {
+            KIND[c] = 1;
+        }
+        for (char c = 'a'; c <= 'z'; c++) {
+            KIND[c] = 1;
+        }
+        for (char c = 'A'; c <= 'Z'; c++) {
+            KIND[c] = 2;
+        }
+    }
+
+    /** Where the last {@link #slowWord} ended. */
+    private int end;
+
+    /**
+     * A word with a non-ASCII char, from {@code start} (a word char) as {@link Tokenizer} reads it: its id, with
+     * {@link #end} set to where it ends. It may also start with a non-word char, which it skips (returning
+     * DROPPED when no word follows).
+     */
+    private int slowWord(char[] text, int start, int to) {
+        int i = start;
+        while (i < to) {
+            int cp = codePoint(text, i, to);
+            if (cp < 128 ? asciiWord((char) cp) : Character.isLetterOrDigit(cp)) {
+                break;
+            }
+            i += Character.charCount(cp);
+        }
+        if (i >= to) {
+            end = i;
+            return DROPPED;
+        }
+        int length = 0;
+        while (i < to) {
+            char c = text[i];
+            if (c < 128) {
+                if (!asciiWord(c)) {
+                    break;
+                }
+                if (length < Tokenizer.MAX_TOKEN_CHARS) {
+                    word[length++] = c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
+                }
+                i++;
+            } else {
+                int cp = codePoint(text, i, to);
+                if (!Character.isLetterOrDigit(cp)) {
+                    break;
+                }
+                if (length < Tokenizer.MAX_TOKEN_CHARS) {
+                    length = lowerInto(cp, length);
+                }
+                i += Character.charCount(cp);
+            }
+        }
+        end = i;
+        int hash = 0;
+        for (int k = 0; k < length; k++) {
+            hash = 31 * hash + word[k];
+        }
+        return id(word, length, hash);
     }
 
     private static boolean asciiWord(char c) {
@@ -129,12 +194,8 @@ final class TermTable {
         return length + lower.length();
     }
 
-    /** The term id of the word in {@code word[0, length)}, or DROPPED. */
-    private int id(int length) {
-        int hash = 0;
-        for (int k = 0; k < length; k++) {
-            hash = 31 * hash + word[k];
-        }
+    /** The term id of the word in {@code word[0, length)} whose hash is {@code hash}, or DROPPED. */
+    private int id(char[] word, int length, int hash) {
         int mask = words.length - 1;
         int slot = (hash ^ (hash >>> 16)) & mask;
         while (true) {
@@ -142,7 +203,7 @@ final class TermTable {
             if (known == null) {
                 break;
             }
-            if (hashes[slot] == hash && Arrays.equals(known, 0, known.length, word, 0, length)) {
+            if (hashes[slot] == hash && same(known, word, length)) {
                 return values[slot];
             }
             slot = (slot + 1) & mask;
@@ -169,6 +230,19 @@ final class TermTable {
             grow();
         }
         return id;
+    }
+
+    /** A plain loop: on a cold JVM it beats {@link Arrays#equals(char[], int, int, char[], int, int)}. */
+    private static boolean same(char[] known, char[] word, int length) {
+        if (known.length != length) {
+            return false;
+        }
+        for (int k = 0; k < length; k++) {
+            if (known[k] != word[k]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void grow() {

@@ -150,6 +150,40 @@ class DocsIndexTest {
     }
 
     @Test
+    void cutKeepsTheLongestPrefixThatFitsAsCodePointsCountIt() {
+        java.util.Random random = new java.util.Random(5);
+        String alphabet = "ab \n\u00e9\u20ac\uD83D\uDE00\uD800\uDC00x\n";
+        for (int t = 0; t < 2_000; t++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = random.nextInt(400); i > 0; i--) {
+                text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            int max = 1 + random.nextInt(300);
+            assertThat(Markdown.cut(text.toString(), max)).as("%s / %d", text, max).isEqualTo(referenceCut(text.toString(), max));
+        }
+    }
+
+    /** The cut as it was first written, by code points. */
+    private static String referenceCut(String text, int maxBytes) {
+        int bytes = 0;
+        int i = 0;
+        while (i < text.length()) {
+            int cp = text.codePointAt(i);
+            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + size > maxBytes) {
+                break;
+            }
+            bytes += size;
+            i += Character.charCount(cp);
+        }
+        int newline = text.lastIndexOf('\n', i - 1);
+        if (newline > 0 && newline >= i - i / 10) {
+            i = newline + 1;
+        }
+        return text.substring(0, i);
+    }
+
+    @Test
     void aSectionIsReadByItsHeadingCutToTheBudget() {
         String words = "alpha beta gamma delta ".repeat(100); // ~2.3 KB
         DocsIndex index = DocsIndex.builder().maxPageBytes(1024)
