@@ -42,6 +42,7 @@ final class Markdown {
         }
         String title = null;
         String description = null;
+        int from = 0; // where the body starts: the text is copied once, after front matter and blank lines
         int firstEnd = lineEnd(text, 0);
         if (text.substring(0, firstEnd).strip().equals("---")) {
             String foundTitle = null;
@@ -54,7 +55,7 @@ final class Markdown {
                 if (bare.equals("---") || bare.equals("...")) {
                     title = foundTitle;
                     description = foundDescription;
-                    text = end + 1 >= text.length() ? "" : text.substring(end + 1);
+                    from = Math.min(end + 1, text.length());
                     break;
                 }
                 int colon = line.indexOf(':');
@@ -71,7 +72,8 @@ final class Markdown {
             }
             // without a closing fence it was not front matter: the text stays whole
         }
-        text = stripLeadingBlankLines(text);
+        from = skipLeadingBlankLines(text, from);
+        text = text.substring(from);
         boolean truncated = false;
         if (tooLong(text, indexBytes)) {
             text = cut(text, indexBytes);
@@ -210,9 +212,10 @@ final class Markdown {
         return value;
     }
 
-    private static String stripLeadingBlankLines(String text) {
-        int i = 0;
-        int lineStart = 0;
+    /** Where {@code text} goes on after the blank lines that start at {@code from}. */
+    private static int skipLeadingBlankLines(String text, int from) {
+        int i = from;
+        int lineStart = from;
         while (i < text.length()) {
             char c = text.charAt(i);
             if (c == '\n') {
@@ -222,7 +225,7 @@ final class Markdown {
             }
             i++;
         }
-        return lineStart == 0 ? text : text.substring(lineStart);
+        return lineStart;
     }
 
     /**
