@@ -24,13 +24,19 @@ import java.util.stream.Stream;
  * <pre>
  * ./mvnw -B -q -o -pl lib-context test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=/tmp/ctx-cp.txt -Dmdep.includeScope=test
- * java -Xmx512m -cp lib-context/target/test-classes:lib-context/target/classes:$(cat /tmp/ctx-cp.txt) \
- *     dev.toolgate.context.docs.DocsIndexBenchmark [pages] [repeats]
+ * CP=lib-context/target/test-classes:lib-context/target/classes:$(cat /tmp/ctx-cp.txt)
+ * java -Xms256m -Xmx512m -cp $CP dev.toolgate.context.docs.DocsIndexBenchmark [pages] [repeats]     # warm
+ * java -Xms256m -Xmx512m -cp $CP dev.toolgate.context.docs.DocsIndexBenchmark cold [pages] [jvms] [phases]
  * </pre>
  *
  * It writes 500 pages of 4-8 KB (front matter, headings, paragraphs, lists, tables, code) to a temporary
- * directory and a jar, warms up, then times {@link DocsIndex#fromDirectory}, {@link DocsIndex#fromClasspath}
- * over the jar and a build from in-memory text, printing min / median / max of each.
+ * directory and a jar. <b>Warm</b> (the default): warms up, then times {@link DocsIndex#fromDirectory},
+ * {@link DocsIndex#fromClasspath} over the jar and a build from in-memory text, printing min / median / max of
+ * each. <b>Cold</b> ({@code cold}): what start-up really costs. It starts {@code jvms} (10) fresh JVMs with this
+ * JVM's heap flags and classpath, each timing its first {@link DocsIndex#fromDirectory} before any other code
+ * of the index ran, and prints min / median / max; then the same with slf4j initialized first, as in a host
+ * that logs before it indexes (slf4j's own start-up is then not counted). With {@code phases} each child first
+ * times reading, parsing and counting separately (each cold), for attribution only.
  */
 public final class DocsIndexBenchmark {
 
@@ -84,7 +90,7 @@ public final class DocsIndexBenchmark {
             };
             long cold = System.nanoTime();
             DocsIndex index = fromDirectory.get();
-            System.out.printf(Locale.ROOT, "index: %s; first build in this JVM (cold, as at start-up): %.1f ms%n", index,
+            System.out.printf(Locale.ROOT, "index: %s; first build in this JVM (after generating the pages here; 'cold' measures fresh JVMs): %.1f ms%n", index,
                     (System.nanoTime() - cold) / 1e6);
             measure("fromDirectory", fromDirectory, pages, repeats);
             measure("fromClasspath (jar)", fromJar, pages, repeats);
