@@ -10,17 +10,20 @@ import java.net.URLConnection;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,26 +48,88 @@ final class DocSources {
             throw new IllegalArgumentException("not a directory: " + root);
         }
         TreeMap<String, Path> files = new TreeMap<>();
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.filter(p -> isMarkdown(p.getFileName() == null ? "" : p.getFileName().toString()))
-                    .filter(Files::isRegularFile)
-                    .forEach(p -> files.put(relative(root, p), p));
+        List<Path> tooLarge = new ArrayList<>();
+        try {
+            // a plain visitor, no streams or lambdas: this runs first at start-up, when every new code path costs
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    if (attributes.isRegularFile() && isMarkdown(file.getFileName().toString())) {
+                        if (attributes.size() > MAX_FILE_BYTES) {
+                            tooLarge.add(file);
+                        } else {
+                            files.put(relative(root, file), file);
+                        }
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list docs under " + root, e);
         }
-        // read in parallel; the list keeps path order
-        return files.entrySet().parallelStream().map(entry -> {
+        for (Path file : tooLarge) {
+            LOG.warn("Skipping docs page {}: larger than {} bytes", file, MAX_FILE_BYTES);
+        }
+        // two readers, this thread and one helper (reading a file is mostly system calls), each taking every
+        // other file; no parallel stream: on a cold JVM its set-up costs more than it saves. Path order is kept.
+        List<Map.Entry<String, Path>> entries = new ArrayList<>(files.entrySet());
+        Source[] read = new Source[entries.size()];
+        Reader helper = entries.size() >= 32 ? new Reader(entries, read, 1) : null;
+        if (helper != null) {
+            helper.start();
+        }
+        readEvery(entries, read, 0, helper == null ? 1 : 2);
+        if (helper != null) {
             try {
-                if (Files.size(entry.getValue()) > MAX_FILE_BYTES) {
-                    LOG.warn("Skipping docs page {}: larger than {} bytes", entry.getValue(), MAX_FILE_BYTES);
-                    return null;
-                }
-                String text = decode(Files.readAllBytes(entry.getValue()), entry.getValue().toString());
-                return new Source(entry.getKey(), text, entry.getValue().toString());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read docs page " + entry.getValue(), e);
+                helper.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading docs under " + root, e);
             }
-        }).filter(java.util.Objects::nonNull).toList();
+            if (helper.failure != null) {
+                throw helper.failure;
+            }
+        }
+        List<Source> out = List.of(read);
+        return out;
+    }
+
+    /** Reads every other file from {@code first} on its own thread. */
+    private static final class Reader extends Thread {
+        private final List<Map.Entry<String, Path>> entries;
+        private final Source[] read;
+        private final int first;
+        UncheckedIOException failure;
+
+        Reader(List<Map.Entry<String, Path>> entries, Source[] read, int first) {
+            super("toolgate-docs-reader");
+            setDaemon(true);
+            this.entries = entries;
+            this.read = read;
+            this.first = first;
+        }
+
+        @Override
+        public void run() {
+            try {
+                readEvery(entries, read, first, 2);
+            } catch (UncheckedIOException e) {
+                failure = e;
+            }
+        }
+    }
+
+    /** Reads every {@code step}-th file of {@code entries} from {@code first} into {@code read}. */
+    private static void readEvery(List<Map.Entry<String, Path>> entries, Source[] read, int first, int step) {
+        for (int i = first; i < entries.size(); i += step) {
+            Path file = entries.get(i).getValue();
+            try {
+                String origin = file.toString();
+                read[i] = new Source(entries.get(i).getKey(), decode(Files.readAllBytes(file), origin), origin);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read docs page " + file, e);
+            }
+        }
     }
 
     /**
@@ -119,7 +184,7 @@ final class DocSources {
             }
             jarConnection.setUseCaches(false);
             try (JarFile jar = jarConnection.getJarFile()) {
-                String prefix = folder + "/";
+                String prefix = folder.concat("/");
                 Enumeration<JarEntry> entries = jar.entries();
                 while (entries.hasMoreElements()) {
                     JarEntry entry = entries.nextElement();
@@ -142,7 +207,7 @@ final class DocSources {
                                     MAX_FILE_BYTES);
                             continue;
                         }
-                        String origin = jar.getName() + "!/" + name;
+                        String origin = jar.getName().concat("!/").concat(name);
                         String text = decode(bytes, origin);
                         if (text != null) {
                             files.put(relative, new Source(relative, text, origin));
@@ -157,6 +222,12 @@ final class DocSources {
     }
 
     private static String decode(byte[] bytes, String origin) {
+        // the fast path: the JDK's own decoding replaces malformed input with U+FFFD, so a result without one
+        // was valid UTF-8 (and is what the strict decoder gives); a page that has one is checked strictly
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        if (text.indexOf('\uFFFD') < 0) {
+            return text;
+        }
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -188,13 +259,8 @@ final class DocSources {
     }
 
     private static String relative(Path root, Path file) {
-        StringBuilder out = new StringBuilder();
-        for (Path part : root.relativize(file)) {
-            if (out.length() > 0) {
-                out.append('/');
-            }
-            out.append(part.toString());
-        }
-        return out.toString();
+        String relative = root.relativize(file).toString();
+        String separator = file.getFileSystem().getSeparator();
+        return separator.equals("/") ? relative : relative.replace(separator, "/");
     }
 }

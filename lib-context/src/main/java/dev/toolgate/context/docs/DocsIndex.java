@@ -35,9 +35,13 @@ import org.slf4j.LoggerFactory;
  * (for the classpath: class loader order) and the other is skipped with a warning.
  *
  * <p>A page's title is its front matter {@code title:}, else its first {@code #} heading, else its slug;
- * its description is the front matter {@code description:}. The body, front matter stripped, is cut to
- * {@linkplain Builder#maxPageBytes(int) a per-page budget} (64 KiB of UTF-8 by default), and such a page
- * says {@link DocPage#truncated() truncated}. Only the kept text is searched.
+ * its description is the front matter {@code description:}. The body, front matter stripped, is indexed up to
+ * {@value #INDEXED_BYTES} bytes of UTF-8 (or the page budget, if larger): only that text is searched and can be
+ * read. A page's {@link DocPage#content() content} is cut further to {@linkplain Builder#maxPageBytes(int) a
+ * per-page budget} ({@value #DEFAULT_MAX_PAGE_BYTES} bytes of UTF-8 by default, so that a {@code docs.getDoc}
+ * result fits the gate's default 10 KiB result limit), and such a page says
+ * {@link DocPage#truncated() truncated}; its {@code ##}/{@code ###} sections are read one at a time with
+ * {@link #section(String, String)}, each cut to the same budget.
  *
  * <h2>Sections</h2>
  * A page's <b>section</b> for {@code docs.listDocs} is the first folder of its file's path (so
@@ -81,8 +85,18 @@ public final class DocsIndex {
     /** The section of pages at the top of the docs folder. */
     public static final String ROOT_SECTION = "(root)";
 
-    /** The default per-page budget for a body: 64 KiB of UTF-8. */
-    public static final int DEFAULT_MAX_PAGE_BYTES = 64 * 1024;
+    /**
+     * The default per-page budget for a page's content or one section's text: 7 KiB of UTF-8, so that a
+     * {@code docs.getDoc} result (the text as JSON, with slug, title, description, the headings still to read
+     * and a note) fits the gate's default 10 KiB result limit with room to spare.
+     */
+    public static final int DEFAULT_MAX_PAGE_BYTES = 7 * 1024;
+
+    /**
+     * How much of a page's body is indexed (searched, and readable by section) when the page budget is smaller:
+     * 64 KiB of UTF-8.
+     */
+    public static final int INDEXED_BYTES = 64 * 1024;
 
     /** The smallest per-page budget accepted. */
     public static final int MIN_MAX_PAGE_BYTES = 256;
@@ -109,6 +123,8 @@ public final class DocsIndex {
 
     private final int maxPageBytes;
     private final List<DocPage> pages;
+    private final String[] bodies;
+    private final List<List<Markdown.Section>> pageSections;
     private final Map<String, DocPage> bySlug;
     private final List<String> sections;
     private final Unit[] units;
@@ -127,7 +143,16 @@ public final class DocsIndex {
 
     private DocsIndex(int maxPageBytes, List<Markdown.Parsed> parsed) {
         this.maxPageBytes = maxPageBytes;
-        this.pages = parsed.stream().map(Markdown.Parsed::page).toList();
+        List<DocPage> list = new ArrayList<>(parsed.size());
+        this.bodies = new String[parsed.size()];
+        List<List<Markdown.Section>> sectionsOfPages = new ArrayList<>(parsed.size());
+        for (Markdown.Parsed p : parsed) {
+            bodies[list.size()] = p.body();
+            list.add(p.page());
+            sectionsOfPages.add(p.sections());
+        }
+        this.pageSections = sectionsOfPages;
+        this.pages = Collections.unmodifiableList(list);
         Map<String, DocPage> map = new LinkedHashMap<>();
         Set<String> sectionNames = new TreeSet<>();
         for (DocPage page : this.pages) {
@@ -182,7 +207,7 @@ public final class DocsIndex {
         return sections;
     }
 
-    /** The per-page body budget in UTF-8 bytes. */
+    /** The per-page budget in UTF-8 bytes for a page's content or one section's text. */
     public int maxPageBytes() {
         return maxPageBytes;
     }
@@ -214,6 +239,100 @@ public final class DocsIndex {
         return Suggestions.closest(slug == null ? "" : slug, bySlug.keySet(), 3);
     }
 
+    /**
+     * One {@code ##}/{@code ###} section of a page, cut to the {@linkplain #maxPageBytes() page budget}: the
+     * first section whose heading is {@code heading} (case-insensitive; surrounding spaces ignored), from its
+     * heading line up to the next heading of the same or a higher level, so a {@code ##} section holds its
+     * {@code ###} sections.
+     *
+     * @return empty when there is no such page or the page has no such heading
+     */
+    public Optional<DocSection> section(String slug, String heading) {
+        DocPage page = slug == null || heading == null ? null : bySlug.get(slug);
+        if (page == null) {
+            return Optional.empty();
+        }
+        int p = pageIndex(page);
+        List<Markdown.Section> sections = pageSections.get(p);
+        String wanted = heading.strip();
+        for (int i = 0; i < sections.size(); i++) {
+            Markdown.Section section = sections.get(i);
+            if (section.heading() == null || !section.heading().equalsIgnoreCase(wanted)) {
+                continue;
+            }
+            int end = bodies[p].length();
+            int next = sections.size();
+            for (int j = i + 1; j < sections.size(); j++) {
+                if (sections.get(j).level() <= section.level()) {
+                    end = sections.get(j).start();
+                    next = j;
+                    break;
+                }
+            }
+            String text = bodies[p].substring(section.start(), end);
+            boolean truncated = Markdown.tooLong(text, maxPageBytes);
+            if (truncated) {
+                text = Markdown.cut(text, maxPageBytes);
+            }
+            // what is left to read: sub-sections cut off here, and later sections the page's content does not show
+            List<String> rest = new ArrayList<>();
+            int shownEnd = section.start() + text.length();
+            for (int j = i + 1; j < sections.size(); j++) {
+                Markdown.Section later = sections.get(j);
+                if (later.heading() != null && later.end() > (j >= next ? page.content().length() : shownEnd)) {
+                    rest.add(later.heading());
+                }
+            }
+            return Optional.of(new DocSection(page.slug(), section.heading(), text, truncated, rest));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The headings of a truncated page whose sections its {@link DocPage#content() content} does not show in
+     * full, in page order; empty for a page that is not truncated.
+     */
+    public List<String> unreadHeadings(DocPage page) {
+        Objects.requireNonNull(page, "page");
+        if (!page.truncated() || bySlug.get(page.slug()) != page) {
+            return List.of();
+        }
+        List<String> rest = new ArrayList<>();
+        for (Markdown.Section section : pageSections.get(pageIndex(page))) {
+            if (section.heading() != null && section.end() > page.content().length()) {
+                rest.add(section.heading());
+            }
+        }
+        return rest;
+    }
+
+    private int pageIndex(DocPage page) {
+        int p = Collections.binarySearch(slugs(), page.slug());
+        if (p < 0 || pages.get(p) != page) {
+            throw new IllegalArgumentException("not a page of this index: " + page.slug());
+        }
+        return p;
+    }
+
+    private List<String> slugs() {
+        return new java.util.AbstractList<>() {
+            @Override
+            public String get(int index) {
+                return pages.get(index).slug();
+            }
+
+            @Override
+            public int size() {
+                return pages.size();
+            }
+        };
+    }
+
+    /** The indexed body of page {@code p}: its content, or more of it when the page is truncated. */
+    String body(int p) {
+        return bodies[p];
+    }
+
     Unit[] units() {
         return units;
     }
@@ -239,7 +358,11 @@ public final class DocsIndex {
         private Builder() {
         }
 
-        /** The per-page body budget in UTF-8 bytes (default {@value DocsIndex#DEFAULT_MAX_PAGE_BYTES}). */
+        /**
+         * The per-page budget in UTF-8 bytes for a page's content and for one section's text (default
+         * {@value DocsIndex#DEFAULT_MAX_PAGE_BYTES}); a budget over {@value DocsIndex#INDEXED_BYTES} also indexes
+         * that much of each page.
+         */
         public Builder maxPageBytes(int bytes) {
             if (bytes < MIN_MAX_PAGE_BYTES) {
                 throw new IllegalArgumentException("maxPageBytes must be at least " + MIN_MAX_PAGE_BYTES + ": " + bytes);
@@ -258,14 +381,24 @@ public final class DocsIndex {
         public Builder classpath(String folder, ClassLoader loader) {
             String normalized = DocSources.normalizeFolder(folder);
             Objects.requireNonNull(loader, "loader");
-            sources.add((SourceSupplier) () -> DocSources.classpath(normalized, loader));
+            sources.add(new SourceSupplier() { // no lambdas on the start-up path: each costs a bootstrap
+                @Override
+                public List<DocSources.Source> get() {
+                    return DocSources.classpath(normalized, loader);
+                }
+            });
             return this;
         }
 
         /** Adds the {@code .md} files under a directory. */
         public Builder directory(Path root) {
             Objects.requireNonNull(root, "root");
-            sources.add((SourceSupplier) () -> DocSources.directory(root));
+            sources.add(new SourceSupplier() {
+                @Override
+                public List<DocSources.Source> get() {
+                    return DocSources.directory(root);
+                }
+            });
             return this;
         }
 
@@ -284,7 +417,13 @@ public final class DocsIndex {
                 throw new IllegalArgumentException("a page path ends in .md: " + path);
             }
             String finalPath = p;
-            sources.add((SourceSupplier) () -> List.of(new DocSources.Source(finalPath, markdown, "page " + finalPath)));
+            DocSources.Source source = new DocSources.Source(finalPath, markdown, "page ".concat(finalPath));
+            sources.add(new SourceSupplier() {
+                @Override
+                public List<DocSources.Source> get() {
+                    return List.of(source);
+                }
+            });
             return this;
         }
 
@@ -303,13 +442,15 @@ public final class DocsIndex {
             }
             List<Map.Entry<String, DocSources.Source>> bySlug = new ArrayList<>(slugs(byPath.values()).entrySet());
             int budget = maxPageBytes;
-            // pages are parsed in parallel; the list keeps slug order, so the index is the same either way
-            List<Markdown.Parsed> pages = bySlug.parallelStream().map(entry -> {
+            int indexed = Math.max(INDEXED_BYTES, maxPageBytes);
+            // one by one in slug order: at start-up (a cold JVM) a parallel stream costs more than it saves
+            List<Markdown.Parsed> pages = new ArrayList<>(bySlug.size());
+            for (Map.Entry<String, DocSources.Source> entry : bySlug) {
                 String path = entry.getValue().path();
                 int slash = path.indexOf('/');
                 String section = slash < 0 ? ROOT_SECTION : path.substring(0, slash);
-                return Markdown.parse(entry.getKey(), section, entry.getValue().text(), budget);
-            }).toList();
+                pages.add(Markdown.parse(entry.getKey(), section, entry.getValue().text(), budget, indexed));
+            }
             DocsIndex index = new DocsIndex(maxPageBytes, pages);
             if (LOG.isDebugEnabled()) {
                 LOG.debug("Indexed {} docs pages ({} sections, {} terms) in {} ms", pages.size(), index.units.length,

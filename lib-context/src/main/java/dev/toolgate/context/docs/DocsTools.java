@@ -22,8 +22,10 @@ import tools.jackson.databind.node.ObjectNode;
  *       sections, and a note that a missing topic means the docs do not cover it;</li>
  *   <li>{@value #SEARCH_DOCS} {@code ({query, limit?})}: BM25-ranked hits (slug, title, heading, snippet,
  *       score) and a note judging them, so a model stops re-searching when nothing fits;</li>
- *   <li>{@value #GET_DOC} {@code ({slug})}: one page's Markdown; an unknown slug names the closest real
- *       ones and never falls back to another page.</li>
+ *   <li>{@value #GET_DOC} {@code ({slug, heading?})}: one page's Markdown, or with {@code heading} one of its
+ *       {@code ##}/{@code ###} sections; a page cut to the page budget lists the headings still to read and
+ *       says to read them by {@code heading}; an unknown slug names the closest real ones and never falls back
+ *       to another page, an unknown heading names some of the page's headings.</li>
  * </ul>
  * All three are {@link Effect#READ}, so they run inline with no consent step; the rules passed to
  * {@link #tools(DocsIndex, String...)} are the only authorization.
@@ -37,9 +39,10 @@ import tools.jackson.databind.node.ObjectNode;
  * }</pre>
  *
  * <p><b>Result size.</b> The gate prunes every result to its result limit (10 KiB by default) by dropping
- * whole values, so a page longer than that would come back from {@value #GET_DOC} without its
- * {@code content}. Give the gate at least {@link #resultLimitBytes(DocsIndex)}, or index with a smaller
- * {@linkplain DocsIndex.Builder#maxPageBytes(int) page budget}.
+ * whole values. With the default {@linkplain DocsIndex.Builder#maxPageBytes(int) page budget}
+ * ({@value DocsIndex#DEFAULT_MAX_PAGE_BYTES} bytes) a {@value #GET_DOC} result fits that limit, and a longer
+ * page is read a section at a time. A host that raises the page budget gives the gate at least
+ * {@link #resultLimitBytes(DocsIndex)}.
  */
 public final class DocsTools {
 
@@ -57,6 +60,12 @@ public final class DocsTools {
 
     /** The number of hits {@value #SEARCH_DOCS} returns when the model passes no limit. */
     public static final int DEFAULT_LIMIT = 5;
+
+    /** The most UTF-8 bytes of heading text a {@value #GET_DOC} result lists as still to read. */
+    static final int MAX_LISTED_HEADING_BYTES = 1024;
+
+    /** The most headings an unknown-heading error names. */
+    static final int MAX_NAMED_HEADINGS = 5;
 
     private DocsTools() {
     }
@@ -88,12 +97,17 @@ public final class DocsTools {
     /**
      * The input of {@value #GET_DOC}.
      *
-     * @param slug a slug returned by {@value #LIST_DOCS} or {@value #SEARCH_DOCS}
+     * @param slug    a slug returned by {@value #LIST_DOCS} or {@value #SEARCH_DOCS}
+     * @param heading one of the page's {@code ##}/{@code ###} headings (exact text, any case): only that
+     *                section; the whole page (cut to the page budget) when absent
      */
     public record GetDocInput(
             @JsonPropertyDescription("A slug exactly as docs.listDocs or docs.searchDocs returned it; never "
                     + "construct one from a topic name.")
-            @Size(min = 1, max = 300) String slug) {
+            @Size(min = 1, max = 300) String slug,
+            @JsonPropertyDescription("Read only this section of the page: one of its headings exactly as a "
+                    + "search hit's 'heading' or a previous docs.getDoc 'headings' list gave it. Omit for the page.")
+            @Size(min = 1, max = 300) Optional<String> heading) {
     }
 
     /**
@@ -112,12 +126,16 @@ public final class DocsTools {
     /**
      * The smallest gate result limit ({@code ToolgateBuilder.resultLimitBytes}) with which no result of these
      * tools over {@code index} is pruned: the largest of the full {@value #LIST_DOCS} result, any
-     * {@value #GET_DOC} result and a full {@value #SEARCH_DOCS} result, plus room for redaction markers.
+     * {@value #GET_DOC} result (of a page or of any of its sections) and a full {@value #SEARCH_DOCS} result,
+     * plus room for redaction markers.
      */
     public static int resultLimitBytes(DocsIndex index) {
         long largest = size(list(index, null));
         for (DocPage page : index.pages()) {
-            largest = Math.max(largest, size(page(page)));
+            largest = Math.max(largest, size(page(index, page)));
+            for (String heading : page.headings()) {
+                largest = Math.max(largest, size(section(index.section(page.slug(), heading).orElseThrow())));
+            }
         }
         // ten hits of a ~500-character snippet with title, heading and slug, plus the note
         largest = Math.max(largest, 10L * 3 * (DocsIndex.SNIPPET_CHARS + 400) + 1024);
@@ -178,16 +196,47 @@ public final class DocsTools {
     private static Tool<GetDocInput, ObjectNode> getDoc(DocsIndex index, List<String> rules) {
         return Tool.builder("getDoc", GetDocInput.class)
                 .title("Read a documentation page")
-                .description("Read one documentation page in full (Markdown). Pass a slug exactly as docs.listDocs "
-                        + "or docs.searchDocs returned it. 'truncated': true means the page was longer than the "
-                        + "index keeps.")
+                .description("Read one documentation page (Markdown). Pass a slug exactly as docs.listDocs or "
+                        + "docs.searchDocs returned it. A long page comes back cut ('truncated': true) with the "
+                        + "'headings' still to read: call again with one as 'heading' to read that section.")
                 .effect(Effect.READ)
                 .requires(rules)
                 .execute((in, ctx) -> {
                     DocPage page = index.page(in.slug()).orElseThrow(() -> unknownSlug(index, in.slug()));
-                    return page(page);
+                    String heading = in.heading() == null ? null : in.heading().orElse(null);
+                    if (heading == null) {
+                        return page(index, page);
+                    }
+                    return section(index.section(page.slug(), heading)
+                            .orElseThrow(() -> unknownHeading(page, heading)));
                 })
                 .build();
+    }
+
+    private static ToolValidationException unknownHeading(DocPage page, String heading) {
+        String message;
+        if (page.headings().isEmpty()) {
+            message = "page '" + page.slug() + "' has no ## or ### headings; omit 'heading' to read the page.";
+        } else {
+            // headings sharing a word with the input first, then the page's first ones
+            java.util.Set<String> words = new java.util.HashSet<>(Tokenizer.terms(heading));
+            List<String> named = new java.util.ArrayList<>();
+            for (String h : page.headings()) {
+                if (named.size() < MAX_NAMED_HEADINGS && !named.contains(h)
+                        && !java.util.Collections.disjoint(words, Tokenizer.terms(h))) {
+                    named.add(h);
+                }
+            }
+            for (String h : page.headings()) {
+                if (named.size() < MAX_NAMED_HEADINGS && !named.contains(h)) {
+                    named.add(h);
+                }
+            }
+            message = "page '" + page.slug() + "' has no heading '" + clip(heading) + "'. Its headings include: "
+                    + String.join("; ", named) + (page.headings().size() > named.size() ? " (of "
+                    + page.headings().size() + ")" : "") + ". Pass one exactly, or omit 'heading' to read the page.";
+        }
+        return new ToolValidationException("/heading", message);
     }
 
     private static ToolValidationException unknownSlug(DocsIndex index, String slug) {
@@ -221,7 +270,7 @@ public final class DocsTools {
         return out;
     }
 
-    static ObjectNode page(DocPage page) {
+    static ObjectNode page(DocsIndex index, DocPage page) {
         ObjectNode out = Json.object();
         out.put("slug", page.slug());
         out.put("title", page.title());
@@ -230,7 +279,45 @@ public final class DocsTools {
         }
         out.put("content", page.content());
         out.put("truncated", page.truncated());
+        if (page.truncated()) {
+            rest(out, page.slug(), index.unreadHeadings(page), "The page is longer than this content.");
+        }
         return out;
+    }
+
+    static ObjectNode section(DocSection section) {
+        ObjectNode out = Json.object();
+        out.put("slug", section.slug());
+        out.put("heading", section.heading());
+        out.put("content", section.text());
+        out.put("truncated", section.truncated());
+        if (!section.rest().isEmpty()) {
+            rest(out, section.slug(), section.rest(), section.truncated() ? "The section is longer than this content."
+                    : "The page goes on after this section.");
+        }
+        return out;
+    }
+
+    /** Lists the headings still to read (up to {@link #MAX_LISTED_HEADING_BYTES}) and says how to read them. */
+    private static void rest(ObjectNode out, String slug, List<String> headings, String what) {
+        ArrayNode listed = out.putArray("headings");
+        int bytes = 0;
+        for (String heading : headings) {
+            bytes += heading.getBytes(StandardCharsets.UTF_8).length + 3;
+            if (bytes > MAX_LISTED_HEADING_BYTES) {
+                break;
+            }
+            listed.add(heading);
+        }
+        String note = what + " Read a section with heading: docs.getDoc({\"slug\": \"" + slug
+                + "\", \"heading\": <one of 'headings'>}).";
+        if (headings.isEmpty()) {
+            note = what + " The rest of it has no ## or ### heading, so it cannot be read with this tool.";
+        } else if (listed.size() < headings.size()) {
+            note += " " + (headings.size() - listed.size()) + " more headings follow the last one listed; reading "
+                    + "that section lists them.";
+        }
+        out.put("note", note);
     }
 
     private static long size(ObjectNode node) {

@@ -14,19 +14,25 @@ final class Markdown {
     private Markdown() {
     }
 
-    /** A {@code ##}/{@code ###} section of a page body (or the text before the first one, with no heading). */
-    record Section(String heading, String parent, int start, int end) {
-    }
-
-    /** A parsed page and its sections. */
-    record Parsed(DocPage page, List<Section> sections) {
+    /**
+     * A {@code ##}/{@code ###} section of a page body (or the text before the first one, with no heading and
+     * level 0): from its heading line to the next {@code ##}/{@code ###} heading.
+     */
+    record Section(String heading, String parent, int level, int start, int end) {
     }
 
     /**
-     * Parses {@code markdown} as the page {@code slug} of {@code section}, cutting its body to {@code maxBytes}
-     * UTF-8 bytes.
+     * A parsed page, its indexed body (the text searched and read by section; the page's content is a prefix
+     * of it) and the body's sections.
      */
-    static Parsed parse(String slug, String section, String markdown, int maxBytes) {
+    record Parsed(DocPage page, String body, List<Section> sections) {
+    }
+
+    /**
+     * Parses {@code markdown} as the page {@code slug} of {@code section}: the body is cut to {@code indexBytes}
+     * UTF-8 bytes, the page's content to {@code maxBytes} of that.
+     */
+    static Parsed parse(String slug, String section, String markdown, int maxBytes, int indexBytes) {
         String text = markdown;
         if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
             text = text.substring(1);
@@ -36,6 +42,7 @@ final class Markdown {
         }
         String title = null;
         String description = null;
+        int from = 0; // where the body starts: the text is copied once, after front matter and blank lines
         int firstEnd = lineEnd(text, 0);
         if (text.substring(0, firstEnd).strip().equals("---")) {
             String foundTitle = null;
@@ -48,7 +55,7 @@ final class Markdown {
                 if (bare.equals("---") || bare.equals("...")) {
                     title = foundTitle;
                     description = foundDescription;
-                    text = end + 1 >= text.length() ? "" : text.substring(end + 1);
+                    from = Math.min(end + 1, text.length());
                     break;
                 }
                 int colon = line.indexOf(':');
@@ -65,10 +72,16 @@ final class Markdown {
             }
             // without a closing fence it was not front matter: the text stays whole
         }
-        text = stripLeadingBlankLines(text);
+        from = skipLeadingBlankLines(text, from);
+        text = text.substring(from);
         boolean truncated = false;
-        if ((long) text.length() * 3 > maxBytes && text.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
-            text = cut(text, maxBytes);
+        if (tooLong(text, indexBytes)) {
+            text = cut(text, indexBytes);
+            truncated = true;
+        }
+        String content = text;
+        if (maxBytes < indexBytes && tooLong(text, maxBytes)) {
+            content = cut(text, maxBytes);
             truncated = true;
         }
         String[] firstH1 = new String[1];
@@ -82,7 +95,14 @@ final class Markdown {
         if (title == null) {
             title = firstH1[0] != null && !firstH1[0].isEmpty() ? firstH1[0] : slug;
         }
-        return new Parsed(new DocPage(slug, section, title, description, headings, text, truncated), sections);
+        return new Parsed(new DocPage(slug, section, title, description, headings, content, truncated), text, sections);
+    }
+
+    /** True when {@code text} is over {@code maxBytes} of UTF-8. */
+    static boolean tooLong(String text, int maxBytes) {
+        // more chars than bytes allowed is too long whatever they are; only the middle ground is encoded
+        return text.length() > maxBytes || ((long) text.length() * 3 > maxBytes
+                && text.getBytes(StandardCharsets.UTF_8).length > maxBytes);
     }
 
     /**
@@ -93,6 +113,7 @@ final class Markdown {
         List<Section> sections = new ArrayList<>();
         String heading = null;
         String parent = null;
+        int headingLevel = 0;
         String currentH2 = null;
         int start = 0;
         boolean fenced = false;
@@ -127,9 +148,10 @@ final class Markdown {
                     String text = headingText(content.substring(at, lineEnd), level);
                     if (!text.isEmpty()) {
                         if (pos > start || heading != null) {
-                            sections.add(new Section(heading, parent, start, pos));
+                            sections.add(new Section(heading, parent, headingLevel, start, pos));
                         }
                         heading = text;
+                        headingLevel = level;
                         if (level == 2) {
                             currentH2 = text;
                             parent = null;
@@ -143,7 +165,7 @@ final class Markdown {
             pos = lineEnd + 1;
         }
         if (length > start || heading != null || sections.isEmpty()) {
-            sections.add(new Section(heading, parent, start, length));
+            sections.add(new Section(heading, parent, headingLevel, start, length));
         }
         return sections;
     }
@@ -190,9 +212,10 @@ final class Markdown {
         return value;
     }
 
-    private static String stripLeadingBlankLines(String text) {
-        int i = 0;
-        int lineStart = 0;
+    /** Where {@code text} goes on after the blank lines that start at {@code from}. */
+    private static int skipLeadingBlankLines(String text, int from) {
+        int i = from;
+        int lineStart = from;
         while (i < text.length()) {
             char c = text.charAt(i);
             if (c == '\n') {
@@ -202,7 +225,7 @@ final class Markdown {
             }
             i++;
         }
-        return lineStart == 0 ? text : text.substring(lineStart);
+        return lineStart;
     }
 
     /**
@@ -210,16 +233,32 @@ final class Markdown {
      * pair, and ending at a line break when one lies in the last tenth of it.
      */
     static String cut(String text, int maxBytes) {
+        // a plain loop over a copy of the chars that can fit (at most maxBytes of them): fast on a cold JVM
+        int length = Math.min(text.length(), maxBytes + 1);
+        char[] chars = new char[length];
+        text.getChars(0, length, chars, 0);
         int bytes = 0;
         int i = 0;
-        while (i < text.length()) {
-            int cp = text.codePointAt(i);
-            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        while (i < length) {
+            char c = chars[i];
+            int size;
+            int count = 1;
+            if (c < 0x80) {
+                size = 1;
+            } else if (c < 0x800) {
+                size = 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(i + 1 < length ? chars[i + 1] : text.charAt(i + 1))) {
+                size = 4; // a pair, as String.codePointAt reads it
+                count = 2;
+            } else {
+                size = 3; // a lone surrogate counts as String.codePointAt gives it
+            }
             if (bytes + size > maxBytes) {
                 break;
             }
             bytes += size;
-            i += Character.charCount(cp);
+            i += count;
         }
         int newline = text.lastIndexOf('\n', i - 1);
         if (newline > 0 && newline >= i - i / 10) {

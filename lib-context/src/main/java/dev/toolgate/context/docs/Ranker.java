@@ -9,7 +9,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.IntStream;
 
 /** BM25F over page sections: building the postings and answering a query. Pure and deterministic. */
 final class Ranker {
@@ -20,112 +19,212 @@ final class Ranker {
     record Built(Unit[] units, Map<String, Postings> postings) {
     }
 
-    /** A growable postings list while building. */
-    private static final class Growing {
-        int[] units = new int[4];
-        float[] tf = new float[4];
-        boolean[] inHeading = new boolean[4];
-        int size;
+    /** Fields of a section, counted per term: page title, section heading, parent heading, description, body. */
+    private static final int TITLE = 0;
+    private static final int HEADING = 1;
+    private static final int PARENT = 2;
+    private static final int DESCRIPTION = 3;
+    private static final int BODY = 4;
+    /** One posting while counting: term, then the five field counts (its unit is implied by its position). */
+    private static final int STRIDE = 6;
 
-        void add(int unit, float value, boolean heading) {
-            if (size == units.length) {
-                units = Arrays.copyOf(units, size * 2);
-                tf = Arrays.copyOf(tf, size * 2);
-                inHeading = Arrays.copyOf(inHeading, size * 2);
-            }
-            units[size] = unit;
-            tf[size] = value;
-            inHeading[size] = heading;
-            size++;
-        }
-    }
-
-    /** The sections of one page with their term counts per field: 0 title, 1 heading, 2 parent, 3 description, 4 body. */
-    private record PageUnits(List<Unit> units, List<Map<String, float[]>> counts, int[] bodyLengths) {
-    }
-
+    /**
+     * Counts every section's terms per field in one sequential pass (terms as ids of a {@link TermTable}, so no
+     * per-token strings or maps), then weighs them once the average body length is known. Postings list their
+     * units in ascending order; the result is the same for the same pages.
+     */
     static Built build(List<Markdown.Parsed> parsed) {
-        // pages are counted in parallel; the list keeps page order, so unit numbers and postings are the same
-        List<PageUnits> perPage = IntStream.range(0, parsed.size()).parallel()
-                .mapToObj(p -> count(p, parsed.get(p))).toList();
-        List<Unit> units = new ArrayList<>();
-        List<Map<String, float[]>> counts = new ArrayList<>();
-        long totalBody = 0;
-        for (PageUnits page : perPage) {
-            units.addAll(page.units());
-            counts.addAll(page.counts());
-            for (int length : page.bodyLengths()) {
-                totalBody += length;
-            }
+        Counter counter = new Counter();
+        for (int p = 0; p < parsed.size(); p++) {
+            counter.page(p, parsed.get(p));
         }
-        int[] bodyLengths = new int[units.size()];
-        int u0 = 0;
-        for (PageUnits page : perPage) {
-            System.arraycopy(page.bodyLengths(), 0, bodyLengths, u0, page.bodyLengths().length);
-            u0 += page.bodyLengths().length;
-        }
-        double averageBody = units.isEmpty() ? 1 : Math.max(1.0, (double) totalBody / units.size());
-        Map<String, Growing> growing = new HashMap<>();
-        for (int u = 0; u < units.size(); u++) {
-            double norm = 1 - DocsIndex.B + DocsIndex.B * bodyLengths[u] / averageBody;
-            for (var entry : counts.get(u).entrySet()) {
-                float[] f = entry.getValue();
-                double weighted = DocsIndex.W_TITLE * f[0] + DocsIndex.W_HEADING * f[1] + DocsIndex.W_PARENT * f[2]
-                        + DocsIndex.W_DESCRIPTION * f[3] + DocsIndex.W_BODY * f[4] / norm;
-                growing.computeIfAbsent(entry.getKey(), t -> new Growing()).add(u, (float) weighted, f[1] > 0 || f[2] > 0);
-            }
-        }
-        Map<String, Postings> postings = new HashMap<>(growing.size() * 2);
-        for (var entry : growing.entrySet()) {
-            Growing g = entry.getValue();
-            postings.put(entry.getKey(), new Postings(Arrays.copyOf(g.units, g.size), Arrays.copyOf(g.tf, g.size),
-                    Arrays.copyOf(g.inHeading, g.size)));
-        }
-        return new Built(units.toArray(new Unit[0]), postings);
+        return counter.built();
     }
 
-    private static PageUnits count(int p, Markdown.Parsed parsed) {
-        DocPage page = parsed.page();
-        List<String> titleTerms = Tokenizer.terms(page.title());
-        List<String> descriptionTerms = page.description() == null ? List.of() : Tokenizer.terms(page.description());
-        String content = page.content();
-        List<Unit> units = new ArrayList<>(parsed.sections().size());
-        List<Map<String, float[]>> counts = new ArrayList<>(parsed.sections().size());
-        int[] bodyLengths = new int[parsed.sections().size()];
-        int i = 0;
-        for (Markdown.Section section : parsed.sections()) {
+    /**
+     * The state of {@link #build}. Its work is split into small methods called once per page, section or term:
+     * on a cold JVM such methods are compiled after a few calls, where one long method would run interpreted
+     * until an on-stack replacement of all of it is compiled.
+     */
+    private static final class Counter {
+        final TermTable table = new TermTable();
+        final List<Unit> units = new ArrayList<>();
+        int[] bodyLengths = new int[64];
+        /** Where each unit's postings start in {@link #flat}; one more entry than units at the end. */
+        int[] unitStart = new int[65];
+        int[] flat = new int[STRIDE * 4096];
+        char[] chars = new char[16 * 1024];
+        int postingCount;
+        final int[][] counts = new int[5][1024];
+        int[] touched = new int[1024];
+        int[] stamp = new int[1024];
+        long totalBody;
+
+        void page(int p, Markdown.Parsed page) {
+            DocPage doc = page.page();
+            int[] titleTerms = ids(doc.title());
+            int[] descriptionTerms = doc.description() == null ? new int[0] : ids(doc.description());
+            String body = page.body();
+            if (body.length() > chars.length) {
+                chars = new char[Math.max(body.length(), chars.length * 2)];
+            }
+            body.getChars(0, body.length(), chars, 0); // one buffer for all pages: less to collect
+            String lastHeading = null;
+            int[] headingTerms = new int[0];
+            String lastParent = null;
+            int[] parentTerms = new int[0];
+            for (Markdown.Section section : page.sections()) {
+                if (section.heading() != null && !section.heading().equals(lastHeading)) {
+                    lastHeading = section.heading();
+                    headingTerms = ids(lastHeading);
+                }
+                if (section.parent() != null && !section.parent().equals(lastParent)) {
+                    lastParent = section.parent();
+                    parentTerms = ids(lastParent);
+                }
+                unit(p, body, chars, section, titleTerms, section.heading() != null ? headingTerms : null,
+                        section.parent() != null ? parentTerms : null, descriptionTerms);
+            }
+        }
+
+        private void unit(int p, String body, char[] chars, Markdown.Section section, int[] titleTerms,
+                int[] headingTerms, int[] parentTerms, int[] descriptionTerms) {
+            int u = units.size();
             int bodyStart = section.start();
             if (section.heading() != null) {
-                int newline = content.indexOf('\n', section.start());
+                int newline = body.indexOf('\n', section.start());
                 bodyStart = newline < 0 || newline >= section.end() ? section.end() : newline + 1;
             }
-            Map<String, float[]> tf = new HashMap<>();
-            for (String term : titleTerms) {
-                tf.computeIfAbsent(term, t -> new float[5])[0]++;
-            }
-            if (section.heading() != null) {
-                for (String term : Tokenizer.terms(section.heading())) {
-                    tf.computeIfAbsent(term, t -> new float[5])[1]++;
+            int bodyCount = table.scan(chars, bodyStart, section.end());
+            int vocabulary = table.size();
+            if (vocabulary > stamp.length) {
+                int grown = Math.max(vocabulary, stamp.length * 2);
+                for (int f = 0; f < 5; f++) {
+                    counts[f] = Arrays.copyOf(counts[f], grown);
                 }
+                stamp = Arrays.copyOf(stamp, grown);
+                touched = Arrays.copyOf(touched, grown);
             }
-            if (section.parent() != null) {
-                for (String term : Tokenizer.terms(section.parent())) {
-                    tf.computeIfAbsent(term, t -> new float[5])[2]++;
-                }
+            int mark = u + 1;
+            int n = tally(titleTerms, titleTerms.length, TITLE, mark, 0);
+            if (headingTerms != null) {
+                n = tally(headingTerms, headingTerms.length, HEADING, mark, n);
             }
-            for (String term : descriptionTerms) {
-                tf.computeIfAbsent(term, t -> new float[5])[3]++;
+            if (parentTerms != null) {
+                n = tally(parentTerms, parentTerms.length, PARENT, mark, n);
             }
-            int[] bodyCount = new int[1];
-            Tokenizer.forEachTerm(content, bodyStart, section.end(), term -> {
-                tf.computeIfAbsent(term, t -> new float[5])[4]++;
-                bodyCount[0]++;
-            });
+            n = tally(descriptionTerms, descriptionTerms.length, DESCRIPTION, mark, n);
+            n = tally(table.out, bodyCount, BODY, mark, n);
+            emit(n);
             units.add(new Unit(p, section.heading(), section.start(), section.end(), bodyStart));
-            counts.add(tf);
-            bodyLengths[i++] = bodyCount[0];
+            if (u + 1 >= unitStart.length) {
+                bodyLengths = Arrays.copyOf(bodyLengths, unitStart.length * 2);
+                unitStart = Arrays.copyOf(unitStart, unitStart.length * 2);
+            }
+            bodyLengths[u] = bodyCount;
+            unitStart[u + 1] = postingCount;
+            totalBody += bodyCount;
         }
-        return new PageUnits(units, counts, bodyLengths);
+
+        private int[] ids(String text) {
+            int n = table.scan(text);
+            return Arrays.copyOf(table.out, n);
+        }
+
+        /** Adds {@code terms[0, n)} to field {@code field}, noting each term first seen in this unit. */
+        private int tally(int[] terms, int n, int field, int mark, int touchedCount) {
+            int[] fieldCounts = counts[field];
+            int[] stamp = this.stamp;
+            int[] touched = this.touched;
+            for (int i = 0; i < n; i++) {
+                int term = terms[i];
+                if (stamp[term] != mark) {
+                    stamp[term] = mark;
+                    touched[touchedCount++] = term;
+                }
+                fieldCounts[term]++;
+            }
+            return touchedCount;
+        }
+
+        /** Appends the unit's postings, the {@code n} touched terms with their counts, and clears the counts. */
+        private void emit(int n) {
+            if ((postingCount + n) * STRIDE > flat.length) {
+                flat = Arrays.copyOf(flat, Math.max(flat.length * 2, (postingCount + n) * STRIDE));
+            }
+            int[] flat = this.flat;
+            int[] title = counts[TITLE];
+            int[] heading = counts[HEADING];
+            int[] parent = counts[PARENT];
+            int[] description = counts[DESCRIPTION];
+            int[] body = counts[BODY];
+            int at = postingCount * STRIDE;
+            for (int t = 0; t < n; t++) {
+                int term = touched[t];
+                flat[at] = term;
+                flat[at + 1 + TITLE] = title[term];
+                flat[at + 1 + HEADING] = heading[term];
+                flat[at + 1 + PARENT] = parent[term];
+                flat[at + 1 + DESCRIPTION] = description[term];
+                flat[at + 1 + BODY] = body[term];
+                title[term] = 0;
+                heading[term] = 0;
+                parent[term] = 0;
+                description[term] = 0;
+                body[term] = 0;
+                at += STRIDE;
+            }
+            postingCount += n;
+        }
+
+        Built built() {
+            int unitCount = units.size();
+            double averageBody = unitCount == 0 ? 1 : Math.max(1.0, (double) totalBody / unitCount);
+            // group the postings by term, units ascending: count, then fill unit by unit
+            int vocabulary = table.size();
+            int[] sizes = new int[vocabulary];
+            for (int i = 0; i < postingCount; i++) {
+                sizes[flat[i * STRIDE]]++;
+            }
+            int[][] termUnits = new int[vocabulary][];
+            float[][] termTf = new float[vocabulary][];
+            boolean[][] termInHeading = new boolean[vocabulary][];
+            for (int t = 0; t < vocabulary; t++) {
+                termUnits[t] = new int[sizes[t]];
+                termTf[t] = new float[sizes[t]];
+                termInHeading[t] = new boolean[sizes[t]];
+            }
+            int[] filled = new int[vocabulary];
+            for (int u = 0; u < unitCount; u++) {
+                weigh(u, averageBody, filled, termUnits, termTf, termInHeading);
+            }
+            Map<String, Postings> postings = new HashMap<>(vocabulary * 2);
+            for (int t = 0; t < vocabulary; t++) {
+                if (sizes[t] > 0) {
+                    postings.put(table.term(t), new Postings(termUnits[t], termTf[t], termInHeading[t]));
+                }
+            }
+            return new Built(units.toArray(new Unit[0]), postings);
+        }
+
+        /** Weighs unit {@code u}'s postings into the terms' lists. */
+        private void weigh(int u, double averageBody, int[] filled, int[][] termUnits, float[][] termTf,
+                boolean[][] termInHeading) {
+            double norm = 1 - DocsIndex.B + DocsIndex.B * bodyLengths[u] / averageBody;
+            int[] flat = this.flat;
+            for (int i = unitStart[u]; i < unitStart[u + 1]; i++) {
+                int at = i * STRIDE;
+                int term = flat[at];
+                double weighted = DocsIndex.W_TITLE * flat[at + 1 + TITLE] + DocsIndex.W_HEADING * flat[at + 1 + HEADING]
+                        + DocsIndex.W_PARENT * flat[at + 1 + PARENT]
+                        + DocsIndex.W_DESCRIPTION * flat[at + 1 + DESCRIPTION]
+                        + DocsIndex.W_BODY * flat[at + 1 + BODY] / norm;
+                int k = filled[term]++;
+                termUnits[term][k] = u;
+                termTf[term][k] = (float) weighted;
+                termInHeading[term][k] = flat[at + 1 + HEADING] > 0 || flat[at + 1 + PARENT] > 0;
+            }
+        }
     }
 
     static double idf(int documentFrequency, int units) {
@@ -189,7 +288,7 @@ final class Ranker {
             int u = ranked.get(i);
             Unit unit = units[u];
             DocPage page = index.pages().get(unit.page());
-            String snippet = Snippets.around(page.content(), unit.bodyStart(), unit.end(), idfs);
+            String snippet = Snippets.around(index.body(unit.page()), unit.bodyStart(), unit.end(), idfs);
             hits.add(new DocHit(page.slug(), page.title(), unit.heading(), snippet, Math.round(scores[u] * 1000) / 1000.0));
         }
         // judge the best section: does it match an uncommon term (or a term of its own heading), and how many of

@@ -128,10 +128,10 @@ final class Tokenizer {
             return word;
         }
         if (word.endsWith("ies") && n > 4) {
-            return word.substring(0, n - 3) + "y";
+            return word.substring(0, n - 3).concat("y");
         }
         if (word.endsWith("ied") && n > 4) {
-            return word.substring(0, n - 3) + "y";
+            return word.substring(0, n - 3).concat("y");
         }
         if (word.endsWith("sses")) {
             return word.substring(0, n - 2);

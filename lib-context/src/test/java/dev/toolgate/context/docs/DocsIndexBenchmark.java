@@ -24,13 +24,19 @@ import java.util.stream.Stream;
  * <pre>
  * ./mvnw -B -q -o -pl lib-context test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=/tmp/ctx-cp.txt -Dmdep.includeScope=test
- * java -Xmx512m -cp lib-context/target/test-classes:lib-context/target/classes:$(cat /tmp/ctx-cp.txt) \
- *     dev.toolgate.context.docs.DocsIndexBenchmark [pages] [repeats]
+ * CP=lib-context/target/test-classes:lib-context/target/classes:$(cat /tmp/ctx-cp.txt)
+ * java -Xms256m -Xmx512m -cp $CP dev.toolgate.context.docs.DocsIndexBenchmark [pages] [repeats]     # warm
+ * java -Xms256m -Xmx512m -cp $CP dev.toolgate.context.docs.DocsIndexBenchmark cold [pages] [jvms] [phases]
  * </pre>
  *
  * It writes 500 pages of 4-8 KB (front matter, headings, paragraphs, lists, tables, code) to a temporary
- * directory and a jar, warms up, then times {@link DocsIndex#fromDirectory}, {@link DocsIndex#fromClasspath}
- * over the jar and a build from in-memory text, printing min / median / max of each.
+ * directory and a jar. <b>Warm</b> (the default): warms up, then times {@link DocsIndex#fromDirectory},
+ * {@link DocsIndex#fromClasspath} over the jar and a build from in-memory text, printing min / median / max of
+ * each. <b>Cold</b> ({@code cold}): what start-up really costs. It starts {@code jvms} (10) fresh JVMs with this
+ * JVM's heap flags and classpath, each timing its first {@link DocsIndex#fromDirectory} before any other code
+ * of the index ran, and prints min / median / max; then the same with slf4j initialized first, as in a host
+ * that logs before it indexes (slf4j's own start-up is then not counted). With {@code phases} each child first
+ * times reading, parsing and counting separately (each cold), for attribution only.
  */
 public final class DocsIndexBenchmark {
 
@@ -41,23 +47,27 @@ public final class DocsIndexBenchmark {
     private DocsIndexBenchmark() {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("cold-child")) {
+            List<String> flags = Arrays.asList(args).subList(3, args.length);
+            coldChild(Path.of(args[1]), Integer.parseInt(args[2]), flags.contains("phases"), flags.contains("logging-ready"));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("cold")) {
+            cold(args.length > 1 ? Integer.parseInt(args[1]) : 500, args.length > 2 ? Integer.parseInt(args[2]) : 10,
+                    args.length > 3 && args[3].equals("phases"));
+            return;
+        }
         int pages = args.length > 0 ? Integer.parseInt(args[0]) : 500;
         int repeats = args.length > 1 ? Integer.parseInt(args[1]) : 15;
         Path dir = Files.createTempDirectory("docs-bench");
         Path jar = dir.resolveSibling(dir.getFileName() + ".jar");
         Random random = new Random(7);
         String[] vocabulary = vocabulary(random, 3000);
-        List<String[]> generated = new ArrayList<>();
+        List<String[]> generated = generate(dir, random, vocabulary, pages);
         long bytes = 0;
-        for (int i = 0; i < pages; i++) {
-            String path = "section-" + (i % 12) + "/topic-" + (i / 12) + "/page-" + i + ".md";
-            String text = page(random, vocabulary, i, 4096 + random.nextInt(4096));
-            generated.add(new String[] {path, text});
-            bytes += text.getBytes(StandardCharsets.UTF_8).length;
-            Path file = dir.resolve(path);
-            Files.createDirectories(file.getParent());
-            Files.writeString(file, text);
+        for (String[] page : generated) {
+            bytes += page[1].getBytes(StandardCharsets.UTF_8).length;
         }
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
             out.putNextEntry(new JarEntry("docs/")); // as jar tools write it: the folder is found by its entry
@@ -80,7 +90,7 @@ public final class DocsIndexBenchmark {
             };
             long cold = System.nanoTime();
             DocsIndex index = fromDirectory.get();
-            System.out.printf(Locale.ROOT, "index: %s; first build in this JVM (cold, as at start-up): %.1f ms%n", index,
+            System.out.printf(Locale.ROOT, "index: %s; first build in this JVM (after generating the pages here; 'cold' measures fresh JVMs): %.1f ms%n", index,
                     (System.nanoTime() - cold) / 1e6);
             measure("fromDirectory", fromDirectory, pages, repeats);
             measure("fromClasspath (jar)", fromJar, pages, repeats);
@@ -99,6 +109,112 @@ public final class DocsIndexBenchmark {
             }
             Files.deleteIfExists(jar);
         }
+    }
+
+    /** Writes {@code pages} generated pages under {@code dir}; returns their paths and texts. */
+    private static List<String[]> generate(Path dir, Random random, String[] vocabulary, int pages) throws IOException {
+        List<String[]> generated = new ArrayList<>();
+        for (int i = 0; i < pages; i++) {
+            String path = "section-" + (i % 12) + "/topic-" + (i / 12) + "/page-" + i + ".md";
+            String text = page(random, vocabulary, i, 4096 + random.nextInt(4096));
+            generated.add(new String[] {path, text});
+            Path file = dir.resolve(path);
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text);
+        }
+        return generated;
+    }
+
+    /**
+     * The cold figure: writes the pages once, then starts {@code jvms} fresh JVMs (same java, heap flags and
+     * classpath as this one) that each time their first {@link DocsIndex#fromDirectory} and print it.
+     */
+    private static void cold(int pages, int jvms, boolean phases) throws Exception {
+        Path dir = Files.createTempDirectory("docs-bench-cold");
+        try {
+            Random random = new Random(7); // the same pages as the warm run
+            generate(dir, random, vocabulary(random, 3000), pages);
+            String javaBinary = ProcessHandle.current().info().command().orElse("java");
+            List<String> command = new ArrayList<>();
+            command.add(javaBinary);
+            for (String flag : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (flag.startsWith("-X") || flag.startsWith("-XX:")) {
+                    command.add(flag);
+                }
+            }
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), DocsIndexBenchmark.class.getName(),
+                    "cold-child", dir.toString(), Integer.toString(pages)));
+            if (phases) {
+                command.add("phases");
+            }
+            System.out.printf(Locale.ROOT, "cold: %d pages, %d fresh JVMs (%s), JDK %s, %d CPUs%n", pages, jvms,
+                    String.join(" ", command.subList(1, command.indexOf("-cp"))), Runtime.version(),
+                    Runtime.getRuntime().availableProcessors());
+            coldRuns("cold fromDirectory", command, jvms, phases);
+            // a host has its logging up before it builds the index: the index's own share of start-up
+            List<String> withLogging = new ArrayList<>(command);
+            withLogging.remove("phases");
+            withLogging.add("logging-ready");
+            coldRuns("cold, slf4j ready", withLogging, jvms, false);
+        } finally {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static void coldRuns(String label, List<String> command, int jvms, boolean phases) throws Exception {
+        double[] millis = new double[jvms];
+        double[] process = new double[jvms];
+        for (int i = 0; i < jvms; i++) {
+            long started = System.nanoTime();
+            Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (child.waitFor() != 0) {
+                throw new IllegalStateException("cold child failed:\n" + out);
+            }
+            process[i] = (System.nanoTime() - started) / 1e6;
+            for (String line : out.split("\n")) {
+                if (line.startsWith("first-build-ms ")) {
+                    millis[i] = Double.parseDouble(line.substring("first-build-ms ".length()).strip());
+                } else if (phases) {
+                    System.out.println("  " + line);
+                }
+            }
+        }
+        Arrays.sort(millis);
+        Arrays.sort(process);
+        System.out.printf(Locale.ROOT, "%-20s %d fresh JVMs: min %.1f ms, median %.1f ms, max %.1f ms"
+                + " (whole child process: median %.0f ms)%n", label, jvms, millis[0], millis[jvms / 2],
+                millis[jvms - 1], process[jvms / 2]);
+    }
+
+    /** In a fresh JVM: the first build, nothing of the index's code run before it. */
+    private static void coldChild(Path dir, int pages, boolean phases, boolean loggingReady) {
+        if (loggingReady) {
+            org.slf4j.LoggerFactory.getLogger(DocsIndexBenchmark.class).isDebugEnabled();
+        }
+        if (phases) {
+            // attribution only: the same work as a build, timed step by step (each step cold)
+            long t0 = System.nanoTime();
+            List<DocSources.Source> sources = DocSources.directory(dir);
+            long t1 = System.nanoTime();
+            List<Markdown.Parsed> parsed = new ArrayList<>();
+            for (DocSources.Source source : sources) {
+                parsed.add(Markdown.parse(source.path(), DocsIndex.ROOT_SECTION, source.text(), DocsIndex.DEFAULT_MAX_PAGE_BYTES,
+                        DocsIndex.INDEXED_BYTES));
+            }
+            long t2 = System.nanoTime();
+            Ranker.build(parsed);
+            long t3 = System.nanoTime();
+            System.out.printf(Locale.ROOT, "phases: read %.1f ms, parse %.1f ms, rank %.1f ms%n", (t1 - t0) / 1e6,
+                    (t2 - t1) / 1e6, (t3 - t2) / 1e6);
+        }
+        long started = System.nanoTime();
+        DocsIndex index = DocsIndex.fromDirectory(dir);
+        double millis = (System.nanoTime() - started) / 1e6;
+        check(index, pages);
+        System.out.printf(Locale.ROOT, "first-build-ms %.2f%n", millis);
     }
 
     private static void measure(String label, Supplier<DocsIndex> build, int pages, int repeats) {

@@ -108,10 +108,100 @@ class DocsIndexTest {
         assertThat(page.content()).startsWith("# Long");
         assertNoLoneSurrogate(page.content());
         assertThat(index.page("short").orElseThrow().truncated()).isFalse();
-        // only the kept text is searched
-        assertThat(index.search("zebracorn", 5).hits()).isEmpty();
+        // the indexed body goes beyond the content: its end is searched
+        assertThat(index.search("zebracorn", 5).hits()).extracting(DocHit::slug).containsExactly("long");
         assertThatThrownBy(() -> DocsIndex.builder().maxPageBytes(10)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(DocsIndex.fromDirectory(tmp).maxPageBytes()).isEqualTo(64 * 1024);
+        assertThat(DocsIndex.fromDirectory(tmp).maxPageBytes()).isEqualTo(7 * 1024);
+    }
+
+    @Test
+    void onlyTheIndexedBudgetOfAPageIsSearched() {
+        String filler = "lorem ipsum dolor sit amet ".repeat(3_000); // ~80 KB
+        DocsIndex index = DocsIndex.builder()
+                .page("huge.md", "# Huge\n\n" + filler + "\n\nzebracorn appears only at the end\n")
+                .build();
+        assertThat(index.page("huge").orElseThrow().truncated()).isTrue();
+        assertThat(index.search("zebracorn", 5).hits()).isEmpty();
+        assertThat(index.search("lorem", 5).hits()).hasSize(1);
+    }
+
+    @Test
+    void theIndexingTermTableFindsExactlyTheTokenizersTerms() {
+        java.util.Random random = new java.util.Random(11);
+        String alphabet = "aAbBzZ09 _-.,\n\tÄäßİıΣσς😀\uD83D\uDE00\uD801\uDC00\uD800xXeEsSiIdDnNgG'`#ǅ\u0130";
+        TermTable table = new TermTable();
+        List<String> texts = new java.util.ArrayList<>(List.of("The Statements were ROLLED back; upgrading policies",
+                "Größe ÜBER café 42 x", "a".repeat(400), "É".repeat(60) + "\uD801\uDC00".repeat(30), "studies carried"));
+        for (int t = 0; t < 300; t++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = random.nextInt(200); i > 0; i--) {
+                text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            texts.add(text.toString());
+        }
+        for (String text : texts) {
+            int n = table.scan(text);
+            List<String> terms = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                terms.add(table.term(table.out[i]));
+            }
+            assertThat(terms).as(text).isEqualTo(Tokenizer.terms(text));
+        }
+    }
+
+    @Test
+    void cutKeepsTheLongestPrefixThatFitsAsCodePointsCountIt() {
+        java.util.Random random = new java.util.Random(5);
+        String alphabet = "ab \n\u00e9\u20ac\uD83D\uDE00\uD800\uDC00x\n";
+        for (int t = 0; t < 2_000; t++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = random.nextInt(400); i > 0; i--) {
+                text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            int max = 1 + random.nextInt(300);
+            assertThat(Markdown.cut(text.toString(), max)).as("%s / %d", text, max).isEqualTo(referenceCut(text.toString(), max));
+        }
+    }
+
+    /** The cut as it was first written, by code points. */
+    private static String referenceCut(String text, int maxBytes) {
+        int bytes = 0;
+        int i = 0;
+        while (i < text.length()) {
+            int cp = text.codePointAt(i);
+            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + size > maxBytes) {
+                break;
+            }
+            bytes += size;
+            i += Character.charCount(cp);
+        }
+        int newline = text.lastIndexOf('\n', i - 1);
+        if (newline > 0 && newline >= i - i / 10) {
+            i = newline + 1;
+        }
+        return text.substring(0, i);
+    }
+
+    @Test
+    void aSectionIsReadByItsHeadingCutToTheBudget() {
+        String words = "alpha beta gamma delta ".repeat(100); // ~2.3 KB
+        DocsIndex index = DocsIndex.builder().maxPageBytes(1024)
+                .page("p.md", "# P\n\nintro\n\n## One\n\n" + words + "\n### One A\n\nsub\n\n## Two\n\ntwo\n")
+                .build();
+        DocSection one = index.section("p", " one ").orElseThrow();
+        assertThat(one.heading()).isEqualTo("One");
+        assertThat(one.text()).startsWith("## One\n");
+        assertThat(one.text().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(1024);
+        assertThat(one.truncated()).isTrue();
+        assertThat(one.rest()).containsExactly("One A", "Two");
+        DocSection two = index.section("p", "TWO").orElseThrow();
+        assertThat(two.text()).isEqualTo("## Two\n\ntwo\n");
+        assertThat(two.truncated()).isFalse();
+        assertThat(two.rest()).isEmpty();
+        assertThat(index.section("p", "Three")).isEmpty();
+        assertThat(index.section("nope", "One")).isEmpty();
+        assertThat(index.unreadHeadings(index.page("p").orElseThrow())).containsExactly("One", "One A", "Two");
     }
 
     @Test

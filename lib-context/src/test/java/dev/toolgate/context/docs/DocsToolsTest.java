@@ -11,6 +11,7 @@ import dev.toolgate.gate.Executed;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -152,13 +153,50 @@ class DocsToolsTest {
     }
 
     @Test
-    void getDocReturnsTheWholePage() {
+    void getDocReturnsThePageUpToTheBudgetAndTheHeadingsLeftToRead() {
         JsonNode page = docs.result(DocsTools.GET_DOC, args("slug", "lib-jdbc"));
         assertThat(page.get("slug").asString()).isEqualTo("lib-jdbc");
         assertThat(page.get("title").asString()).isEqualTo("toolgate-jdbc");
-        assertThat(page.get("content").asString()).startsWith("# toolgate-jdbc").contains("## A database as a tool source");
-        assertThat(page.get("truncated").asBoolean()).isFalse();
+        assertThat(page.get("content").asString()).startsWith("# toolgate-jdbc").contains("## Schema")
+                .doesNotContain("## A database as a tool source");
+        assertThat(page.get("content").asString().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(DocsIndex.DEFAULT_MAX_PAGE_BYTES);
+        assertThat(page.get("truncated").asBoolean()).isTrue();
+        assertThat(page.get("headings").values().stream().map(JsonNode::asString).toList())
+                .contains("A database as a tool source", "Tests").doesNotContain("Use");
+        assertThat(page.get("note").asString()).contains("Read a section with heading")
+                .contains("\"heading\"");
         assertThat(page.has("description")).isFalse();
+    }
+
+    @Test
+    void getDocWithAHeadingReturnsThatSectionAndItsSubsections() {
+        JsonNode section = docs.result(DocsTools.GET_DOC, args("slug", "lib-jdbc", "heading", "a DATABASE as a tool source"));
+        assertThat(section.get("heading").asString()).isEqualTo("A database as a tool source");
+        assertThat(section.get("content").asString()).startsWith("## A database as a tool source\n")
+                .doesNotContain("## Tests");
+        assertThat(section.get("truncated").asBoolean()).isFalse();
+        // the page goes on after it: what is left is listed
+        assertThat(section.get("headings").values().stream().map(JsonNode::asString).toList()).containsExactly("Tests");
+
+        JsonNode schema = docs.result(DocsTools.GET_DOC, args("slug", "lib-jdbc", "heading", "Schema"));
+        assertThat(schema.get("content").asString()).startsWith("## Schema").contains("### Upgrading from version 2")
+                .contains("### Upgrading from version 1").doesNotContain("## Guarantees");
+        JsonNode sub = docs.result(DocsTools.GET_DOC, args("slug", "lib-jdbc", "heading", "Upgrading from version 2"));
+        assertThat(sub.get("content").asString()).startsWith("### Upgrading from version 2")
+                .doesNotContain("### Upgrading from version 1");
+    }
+
+    @Test
+    void anUnknownHeadingNamesSomeOfThePagesHeadings() {
+        ToolValidationException e = catchThrowableOfType(ToolValidationException.class,
+                () -> docs.gate.call(docs.reader, DocsTools.GET_DOC, args("slug", "README", "heading", "Durable stuff")));
+        assertThat(e).isNotNull();
+        ValidationIssue issue = e.issues().get(0);
+        assertThat(issue.path()).isEqualTo("/heading");
+        assertThat(issue.message()).startsWith("page 'README' has no heading 'Durable stuff'.")
+                .contains("Durable storage").contains("Durable executions").contains("(of 14)");
+        assertThat(issue.message().split("; ")).hasSize(DocsTools.MAX_NAMED_HEADINGS);
     }
 
     @Test
@@ -176,14 +214,35 @@ class DocsToolsTest {
     }
 
     @Test
-    void theGatesDefaultResultLimitWouldDropALongPagesContent() {
-        // documents why a host sizes the gate with DocsTools.resultLimitBytes: the gate prunes whole values
+    void withTheGatesDefaultResultLimitEveryPartOfTheLongestPageIsReadable() {
+        // README.md (36 KB, 14 sections) is the longest page of the fixture docs
         try (DocsGate defaults = new DocsGate(index, b -> b)) {
-            Executed executed = defaults.call(DocsTools.GET_DOC, args("slug", "README"));
-            assertThat(executed.truncated()).isTrue();
-            assertThat(executed.result().has("content")).isFalse();
+            JsonNode page = defaults.result(DocsTools.GET_DOC, args("slug", "README"));
+            assertThat(page.get("content").asString()).startsWith("# ").contains("## Quick start");
+            assertThat(page.get("truncated").asBoolean()).isTrue();
+            List<String> headings = page.get("headings").values().stream().map(JsonNode::asString).toList();
+            assertThat(headings).contains("Project layout", "Configuration");
+            StringBuilder read = new StringBuilder(page.get("content").asString());
+            for (String heading : index.page("README").orElseThrow().headings()) {
+                JsonNode section = defaults.result(DocsTools.GET_DOC, args("slug", "README", "heading", heading));
+                assertThat(section.get("content").asString()).startsWith("## " + heading);
+                assertThat(section.get("truncated").asBoolean()).isFalse();
+                read.append(section.get("content").asString());
+            }
+            assertThat(read).contains("## Project layout");
         }
-        assertThat(DocsTools.resultLimitBytes(index)).isGreaterThan(36_000).isLessThan(64 * 1024);
+        // every getDoc result of the fixture docs, page or section, fits the default 10 KiB with 1 KiB to spare
+        for (DocPage page : index.pages()) {
+            assertThat(bytes(DocsTools.page(index, page))).as(page.slug()).isLessThan(9 * 1024);
+            for (String heading : page.headings()) {
+                assertThat(bytes(DocsTools.section(index.section(page.slug(), heading).orElseThrow())))
+                        .as("%s %s", page.slug(), heading).isLessThan(9 * 1024);
+            }
+        }
+    }
+
+    private static int bytes(JsonNode node) {
+        return dev.toolgate.json.Json.write(node).getBytes(StandardCharsets.UTF_8).length;
     }
 
     @Test
