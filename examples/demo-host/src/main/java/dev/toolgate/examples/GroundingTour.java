@@ -11,6 +11,7 @@ import dev.toolgate.gate.Executed;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.tool.ToolValidationException;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
@@ -37,7 +38,9 @@ final class GroundingTour {
 
     /** Registers the docs tools (for everyone: the docs are public) and the probe (for {@link #PROBE_RULE}). */
     static void register(Toolgate gate) {
-        gate.registry().register(DocsTools.tools(DocsIndex.fromClasspath("docs")));
+        // built on a thread of its own: start-up does not wait for it, the first docs call does
+        gate.registry().register(DocsTools.tools(DocsIndex.inBackground(() -> DocsIndex.fromClasspath("docs"),
+                Duration.ofSeconds(30))));
         gate.registry().register(ProbeTools.tools(ProbeSettings.defaults(), PROBE_RULE));
     }
 

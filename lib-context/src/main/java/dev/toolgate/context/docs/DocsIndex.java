@@ -187,6 +187,47 @@ public final class DocsIndex {
         return builder().directory(root).build();
     }
 
+    /**
+     * Starts building an index on a daemon thread now and returns a supplier that waits for it (at
+     * most {@code wait}), so the host's start-up does not: give it to
+     * {@link DocsTools#tools(java.util.function.Supplier, String...)}. A build that fails, or one not done
+     * within {@code wait}, fails the tool call that asked (the failure is recorded) and every later one
+     * alike.
+     *
+     * <pre>{@code
+     * gate.registry().register(DocsTools.tools(DocsIndex.inBackground(() -> DocsIndex.fromClasspath("docs"),
+     *         Duration.ofSeconds(10))));
+     * }</pre>
+     */
+    public static java.util.function.Supplier<DocsIndex> inBackground(java.util.function.Supplier<DocsIndex> build,
+                                                                     java.time.Duration wait) {
+        Objects.requireNonNull(build, "build");
+        Objects.requireNonNull(wait, "wait");
+        java.util.concurrent.CompletableFuture<DocsIndex> future = new java.util.concurrent.CompletableFuture<>();
+        Thread builder = new Thread(() -> {
+            try {
+                future.complete(build.get());
+            } catch (RuntimeException | Error e) {
+                future.completeExceptionally(e);
+            }
+        }, "toolgate-docs-index");
+        builder.setDaemon(true);
+        builder.start();
+        return () -> {
+            try {
+                return future.get(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("the documentation index is still building after " + wait.toMillis() + " ms");
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("the documentation index could not be built: " + e.getCause().getMessage(),
+                        e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the documentation index");
+            }
+        };
+    }
+
     /** Starts an index of several sources, or with a different page budget. */
     public static Builder builder() {
         return new Builder();

@@ -119,6 +119,19 @@ public final class DocsTools {
      */
     public static ToolProvider tools(DocsIndex index, String... requiredRules) {
         Objects.requireNonNull(index, "index");
+        return tools(() -> index, requiredRules);
+    }
+
+    /**
+     * The documentation tools over an index that may still be building, such as
+     * {@link DocsIndex#inBackground}'s: each call takes the index from {@code index} when it runs, so the
+     * host's start-up does not wait for the build; the first call waits for it instead.
+     *
+     * @param index         gives the index; called on every tool call, so it must be cheap once built
+     * @param requiredRules as for {@link #tools(DocsIndex, String...)}
+     */
+    public static ToolProvider tools(java.util.function.Supplier<DocsIndex> index, String... requiredRules) {
+        Objects.requireNonNull(index, "index");
         List<String> rules = List.of(requiredRules);
         return ToolProvider.of(PLUGIN_ID, listDocs(index, rules), searchDocs(index, rules), getDoc(index, rules));
     }
@@ -142,7 +155,7 @@ public final class DocsTools {
         return (int) Math.min(Integer.MAX_VALUE, largest + 1024);
     }
 
-    private static Tool<ListDocsInput, ObjectNode> listDocs(DocsIndex index, List<String> rules) {
+    private static Tool<ListDocsInput, ObjectNode> listDocs(java.util.function.Supplier<DocsIndex> indexes, List<String> rules) {
         return Tool.builder("listDocs", ListDocsInput.class)
                 .title("List documentation pages")
                 .description("List every page of the documentation (slug, title, description) and its sections. Use "
@@ -151,6 +164,7 @@ public final class DocsTools {
                 .effect(Effect.READ)
                 .requires(rules)
                 .execute((in, ctx) -> {
+                    DocsIndex index = indexes.get();
                     String section = in.section() == null ? null : in.section().orElse(null);
                     if (section != null && !index.sections().contains(section)) {
                         throw new ToolValidationException("/section", "unknown section '" + clip(section)
@@ -162,7 +176,7 @@ public final class DocsTools {
                 .build();
     }
 
-    private static Tool<SearchDocsInput, ObjectNode> searchDocs(DocsIndex index, List<String> rules) {
+    private static Tool<SearchDocsInput, ObjectNode> searchDocs(java.util.function.Supplier<DocsIndex> indexes, List<String> rules) {
         return Tool.builder("searchDocs", SearchDocsInput.class)
                 .title("Search the documentation")
                 .description("Keyword search over the documentation (BM25 over titles, headings and text). Returns "
@@ -172,6 +186,7 @@ public final class DocsTools {
                 .effect(Effect.READ)
                 .requires(rules)
                 .execute((in, ctx) -> {
+                    DocsIndex index = indexes.get();
                     int limit = in.limit() == null ? DEFAULT_LIMIT : in.limit().orElse(DEFAULT_LIMIT);
                     DocSearch search = index.search(in.query(), limit);
                     ObjectNode out = Json.object();
@@ -193,7 +208,7 @@ public final class DocsTools {
                 .build();
     }
 
-    private static Tool<GetDocInput, ObjectNode> getDoc(DocsIndex index, List<String> rules) {
+    private static Tool<GetDocInput, ObjectNode> getDoc(java.util.function.Supplier<DocsIndex> indexes, List<String> rules) {
         return Tool.builder("getDoc", GetDocInput.class)
                 .title("Read a documentation page")
                 .description("Read one documentation page (Markdown). Pass a slug exactly as docs.listDocs or "
@@ -202,6 +217,7 @@ public final class DocsTools {
                 .effect(Effect.READ)
                 .requires(rules)
                 .execute((in, ctx) -> {
+                    DocsIndex index = indexes.get();
                     DocPage page = index.page(in.slug()).orElseThrow(() -> unknownSlug(index, in.slug()));
                     String heading = in.heading() == null ? null : in.heading().orElse(null);
                     if (heading == null) {

@@ -279,7 +279,7 @@ class DocsIndexTest {
     @Test
     void theReadmeCorpusLoadsFromTheClasspath() {
         DocsIndex index = DocsIndex.fromClasspath("toolgate-docs");
-        assertThat(index.size()).isEqualTo(4);
+        assertThat(index.size()).isEqualTo(1 + RankingQualityTest.modulesWithReadmes().size());
         DocPage root = index.page("README").orElseThrow();
         assertThat(root.title()).isEqualTo("Toolgate");
         assertThat(root.headings()).contains("Quick start", "Durable storage").doesNotContain(

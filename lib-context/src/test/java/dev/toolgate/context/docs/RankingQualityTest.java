@@ -2,6 +2,7 @@ package dev.toolgate.context.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,10 +25,26 @@ class RankingQualityTest {
     }
 
     @Test
-    void theCorpusIsTheFourReadmes() {
-        assertThat(index.pages()).extracting(DocPage::slug)
-                .containsExactly("README", "lib-codemode", "lib-jdbc", "lib-mcp-adapter");
-        assertThat(index.sections()).containsExactly("(root)", "lib-codemode", "lib-jdbc", "lib-mcp-adapter");
+    void theCorpusIsTheProjectsReadmes() {
+        List<String> modules = modulesWithReadmes();
+        assertThat(modules).contains("lib-codemode", "lib-context", "lib-jdbc", "lib-mcp-adapter");
+        List<String> slugs = new java.util.ArrayList<>(List.of("README"));
+        slugs.addAll(modules);
+        assertThat(index.pages()).extracting(DocPage::slug).containsExactlyElementsOf(slugs);
+        List<String> sections = new java.util.ArrayList<>(List.of("(root)"));
+        sections.addAll(modules);
+        assertThat(index.sections()).containsExactlyElementsOf(sections);
+    }
+
+    /** The project's modules that have a README, sorted: the corpus the module's pom copies to the test classpath. */
+    static List<String> modulesWithReadmes() {
+        try (Stream<java.nio.file.Path> dirs = java.nio.file.Files.list(java.nio.file.Path.of("").toAbsolutePath().getParent())) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("lib-"))
+                    .filter(d -> java.nio.file.Files.isRegularFile(d.resolve("README.md")))
+                    .map(d -> d.getFileName().toString()).sorted().toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     static Stream<Arguments> pageQueries() {
