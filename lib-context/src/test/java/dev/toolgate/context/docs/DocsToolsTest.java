@@ -106,7 +106,7 @@ class DocsToolsTest {
         assertThat(top.get("heading").asString()).startsWith("Durable executions");
         assertThat(top.get("snippet").asString()).hasSizeBetween(100, 520).containsIgnoringCase("roll");
         assertThat(top.get("score").asDouble()).isPositive();
-        assertThat(search.get("hits")).hasSize(4);
+        assertThat(search.get("hits")).hasSizeBetween(2, DocsTools.DEFAULT_LIMIT);
         assertThat(search.get("quality").asString()).isEqualTo("strong");
         assertThat(search.get("note").asString()).contains("docs.getDoc({\"slug\": \"README\"})");
     }
@@ -135,7 +135,16 @@ class DocsToolsTest {
 
     @Test
     void commonWordsOnlyGiveAWeakNote() {
-        JsonNode search = docs.result(DocsTools.SEARCH_DOCS, args("query", "the system"));
+        // a corpus of its own, where "system" stands in every section: the README files change over time
+        DocsIndex.Builder pages = DocsIndex.builder();
+        for (String topic : new String[] {"alerts", "billing", "checks", "deploys", "incidents", "metrics"}) {
+            pages.page(topic + ".md", "# " + topic + "\n\nHow the system handles " + topic + ".\n\n## Setup\n\n"
+                    + "Configure the system for " + topic + " in the settings.\n");
+        }
+        JsonNode search;
+        try (DocsGate common = new DocsGate(pages.build())) {
+            search = common.result(DocsTools.SEARCH_DOCS, args("query", "the system"));
+        }
         assertThat(search.get("hits")).isNotEmpty();
         assertThat(search.get("quality").asString()).isEqualTo("weak");
         assertThat(search.get("note").asString()).contains("most likely do not cover").contains("system")
