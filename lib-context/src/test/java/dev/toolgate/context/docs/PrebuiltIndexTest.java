@@ -89,6 +89,21 @@ class PrebuiltIndexTest {
     }
 
     @Test
+    void pagesLargerThanTheReadBufferSurviveTheTrip() throws IOException {
+        StringBuilder ascii = new StringBuilder("# Big\n\n");
+        StringBuilder wide = new StringBuilder("# Wide\n\n");
+        for (int i = 0; ascii.length() < 150_000; i++) {
+            ascii.append("## Chapter ").append(i).append("\n\nplain words about gadget ").append(i).append("\n\n");
+            wide.append("## Kapitel ").append(i).append("\n\nWörter über Geräte ").append(i).append(" 😀\n\n");
+        }
+        DocsIndex built = DocsIndex.builder().maxPageBytes(200_000).page("big.md", ascii.toString())
+                .page("wide.md", wide.toString()).build();
+        assertThat(built.page("big").orElseThrow().content().length()).isGreaterThan(64 * 1024);
+        DocsIndex loaded = load(bytes(built));
+        assertSameAnswers(built, loaded, List.of("gadget 4000", "chapter", "geräte", "wörter kapitel 12"));
+    }
+
+    @Test
     void anEmptyIndexSurvivesTheTrip() throws IOException {
         DocsIndex built = DocsIndex.builder().build();
         DocsIndex loaded = load(bytes(built));
