@@ -1,5 +1,9 @@
 package dev.toolgate.context.docs;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -80,7 +84,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class DocsIndex {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DocsIndex.class);
+    /** The logger, made when first used: loading a prebuilt index does not start slf4j. */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(DocsIndex.class);
+    }
 
     /** The section of pages at the top of the docs folder. */
     public static final String ROOT_SECTION = "(root)";
@@ -129,6 +136,9 @@ public final class DocsIndex {
     private final List<String> sections;
     private final Unit[] units;
     private final Map<String, Postings> postings;
+    /** The sources read, sorted by path, and the SHA-256 of each one's UTF-8 text. */
+    private final String[] sourcePaths;
+    private final byte[][] sourceHashes;
 
     /** One ranked section of a page. */
     record Unit(int page, String heading, int start, int end, int bodyStart) {
@@ -141,8 +151,10 @@ public final class DocsIndex {
     record Postings(int[] units, float[] tf, boolean[] inHeading) {
     }
 
-    private DocsIndex(int maxPageBytes, List<Markdown.Parsed> parsed) {
+    private DocsIndex(int maxPageBytes, List<Markdown.Parsed> parsed, String[] sourcePaths, byte[][] sourceHashes) {
         this.maxPageBytes = maxPageBytes;
+        this.sourcePaths = sourcePaths;
+        this.sourceHashes = sourceHashes;
         List<DocPage> list = new ArrayList<>(parsed.size());
         this.bodies = new String[parsed.size()];
         List<List<Markdown.Section>> sectionsOfPages = new ArrayList<>(parsed.size());
@@ -164,6 +176,33 @@ public final class DocsIndex {
         Ranker.Built built = Ranker.build(parsed);
         this.units = built.units();
         this.postings = built.postings();
+    }
+
+    /** An index read from a prebuilt file: every part as written, nothing parsed again. */
+    private DocsIndex(int maxPageBytes, List<DocPage> pages, String[] bodies, List<List<Markdown.Section>> pageSections,
+            Unit[] units, Map<String, Postings> postings, String[] sourcePaths, byte[][] sourceHashes) {
+        this.maxPageBytes = maxPageBytes;
+        this.pages = Collections.unmodifiableList(pages);
+        this.bodies = bodies;
+        this.pageSections = pageSections;
+        Map<String, DocPage> map = new LinkedHashMap<>();
+        Set<String> sectionNames = new TreeSet<>();
+        for (DocPage page : this.pages) {
+            map.put(page.slug(), page);
+            sectionNames.add(page.section());
+        }
+        this.bySlug = Collections.unmodifiableMap(map);
+        this.sections = List.copyOf(sectionNames);
+        this.units = units;
+        this.postings = postings;
+        this.sourcePaths = sourcePaths;
+        this.sourceHashes = sourceHashes;
+    }
+
+    static DocsIndex loaded(int maxPageBytes, List<DocPage> pages, String[] bodies,
+            List<List<Markdown.Section>> pageSections, Unit[] units, Map<String, Postings> postings, String[] sourcePaths,
+            byte[][] sourceHashes) {
+        return new DocsIndex(maxPageBytes, pages, bodies, pageSections, units, postings, sourcePaths, sourceHashes);
     }
 
     /**
@@ -226,6 +265,84 @@ public final class DocsIndex {
                 throw new IllegalStateException("interrupted while waiting for the documentation index");
             }
         };
+    }
+
+    /**
+     * Writes this index in the prebuilt binary format that {@link #readFrom(InputStream)} loads without
+     * tokenizing or parsing again: a magic number ({@code TGDOCIDX}), the format version, the
+     * {@linkplain #sourceDigest() SHA-256 of the source pages}, every source's path and SHA-256 (so
+     * {@link DocsIndexTool} can name a changed page), then the pages, their bodies and sections, the term table
+     * and the postings, and a CRC-32 of it all. The same pages and budget always give the same bytes. The stream
+     * is flushed, not closed. Build the file at build time with {@code DocsIndexTool write}, and have CI run
+     * {@code DocsIndexTool check} so that changed docs without a rebuilt file fail the build.
+     *
+     * @param out where to write; flushed, not closed
+     * @throws IOException when {@code out} fails
+     */
+    public void writeTo(OutputStream out) throws IOException {
+        Objects.requireNonNull(out, "out");
+        Prebuilt.write(this, out);
+    }
+
+    /**
+     * Loads an index that {@link #writeTo(OutputStream)} wrote: it answers {@link #search}, {@link #pages()},
+     * {@link #section}, {@link #suggestions} and the rest exactly as the index that was written. Reads {@code in}
+     * to its end and does not close it.
+     *
+     * @param in the prebuilt file's bytes
+     * @return the index
+     * @throws IllegalArgumentException when the input is not a prebuilt index, is of another format version, is
+     *         truncated or corrupt (the message says which); no index is returned then
+     * @throws UncheckedIOException when reading {@code in} fails
+     */
+    public static DocsIndex readFrom(InputStream in) {
+        Objects.requireNonNull(in, "in");
+        return Prebuilt.read(in); // nothing logged: on a cold JVM that could cost more than the load
+    }
+
+    /**
+     * Loads a prebuilt index (see {@link #readFrom(InputStream)}) from a classpath resource, such as
+     * {@code "docs.idx"}, as the thread's context class loader (else this class's loader) sees it.
+     *
+     * <pre>{@code
+     * DocsIndex docs = DocsIndex.fromPrebuilt("toolgate/docs.idx"); // written at build time by DocsIndexTool
+     * }</pre>
+     *
+     * @param classpathResource the resource's name, without leading slash
+     * @throws IllegalArgumentException when there is no such resource, or it is not a valid prebuilt index of
+     *         this format version
+     * @throws UncheckedIOException when reading it fails
+     */
+    public static DocsIndex fromPrebuilt(String classpathResource) {
+        Objects.requireNonNull(classpathResource, "classpathResource");
+        String name = classpathResource.startsWith("/") ? classpathResource.substring(1) : classpathResource;
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        if (loader == null) {
+            loader = DocsIndex.class.getClassLoader();
+        }
+        InputStream in = loader.getResourceAsStream(name);
+        if (in == null) {
+            throw new IllegalArgumentException("no prebuilt docs index on the classpath: " + name);
+        }
+        try (in) {
+            return readFrom(in);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the prebuilt docs index " + name, e);
+        }
+    }
+
+    /**
+     * The hex SHA-256 that identifies the source pages this index was built from: over every page file read
+     * (shadowed and skipped ones included), in path order, its path relative to the docs folder, a zero byte and
+     * the SHA-256 of its text as read (its UTF-8 bytes). The same files give the same digest; a prebuilt index
+     * keeps the digest of the files it was built from.
+     *
+     * @return 64 lower-case hex digits
+     */
+    public String sourceDigest() {
+        return java.util.HexFormat.of().formatHex(Prebuilt.digest(sourcePaths, sourceHashes));
     }
 
     /** Starts an index of several sources, or with a different page budget. */
@@ -378,6 +495,22 @@ public final class DocsIndex {
         return units;
     }
 
+    List<Markdown.Section> sectionsOf(int page) {
+        return pageSections.get(page);
+    }
+
+    String[] sourcePaths() {
+        return sourcePaths.clone();
+    }
+
+    byte[][] sourceHashes() {
+        byte[][] copy = new byte[sourceHashes.length][];
+        for (int i = 0; i < copy.length; i++) {
+            copy[i] = sourceHashes[i].clone();
+        }
+        return copy;
+    }
+
     Map<String, Postings> postings() {
         return postings;
     }
@@ -476,7 +609,7 @@ public final class DocsIndex {
                 for (DocSources.Source file : ((SourceSupplier) source).get()) {
                     DocSources.Source earlier = byPath.putIfAbsent(file.path(), file);
                     if (earlier != null) {
-                        LOG.warn("Docs page {} from {} is shadowed by the same path from {}", file.path(), file.origin(),
+                        Log.LOG.warn("Docs page {} from {} is shadowed by the same path from {}", file.path(), file.origin(),
                                 earlier.origin());
                     }
                 }
@@ -492,9 +625,18 @@ public final class DocsIndex {
                 String section = slash < 0 ? ROOT_SECTION : path.substring(0, slash);
                 pages.add(Markdown.parse(entry.getKey(), section, entry.getValue().text(), budget, indexed));
             }
-            DocsIndex index = new DocsIndex(maxPageBytes, pages);
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("Indexed {} docs pages ({} sections, {} terms) in {} ms", pages.size(), index.units.length,
+            TreeMap<String, DocSources.Source> sorted = new TreeMap<>(byPath);
+            String[] sourcePaths = new String[sorted.size()];
+            byte[][] sourceHashes = new byte[sorted.size()][];
+            int s = 0;
+            java.security.MessageDigest sha256 = Prebuilt.sha256();
+            for (DocSources.Source file : sorted.values()) {
+                sourcePaths[s] = file.path();
+                sourceHashes[s++] = sha256.digest(file.text().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            DocsIndex index = new DocsIndex(maxPageBytes, pages, sourcePaths, sourceHashes);
+            if (Log.LOG.isDebugEnabled()) {
+                Log.LOG.debug("Indexed {} docs pages ({} sections, {} terms) in {} ms", pages.size(), index.units.length,
                         index.postings.size(), (System.nanoTime() - started) / 1_000_000);
             }
             return index;
@@ -521,7 +663,7 @@ public final class DocsIndex {
                 } else if (!bySlug.containsKey(path)) {
                     bySlug.put(path, file);
                 } else {
-                    LOG.warn("Docs page {} from {} has no free slug and is skipped", file.path(), file.origin());
+                    Log.LOG.warn("Docs page {} from {} has no free slug and is skipped", file.path(), file.origin());
                 }
             }
             return bySlug;

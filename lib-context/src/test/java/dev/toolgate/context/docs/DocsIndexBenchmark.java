@@ -27,6 +27,7 @@ import java.util.stream.Stream;
  * CP=lib-context/target/test-classes:lib-context/target/classes:$(cat /tmp/ctx-cp.txt)
  * java -Xms256m -Xmx512m -cp $CP dev.toolgate.context.docs.DocsIndexBenchmark [pages] [repeats]     # warm
  * java -Xms256m -Xmx512m -cp $CP dev.toolgate.context.docs.DocsIndexBenchmark cold [pages] [jvms] [phases]
+ * java -Xms256m -Xmx512m -cp $CP dev.toolgate.context.docs.DocsIndexBenchmark cold-prebuilt [pages] [jvms]
  * </pre>
  *
  * It writes 500 pages of 4-8 KB (front matter, headings, paragraphs, lists, tables, code) to a temporary
@@ -36,7 +37,10 @@ import java.util.stream.Stream;
  * JVM's heap flags and classpath, each timing its first {@link DocsIndex#fromDirectory} before any other code
  * of the index ran, and prints min / median / max; then the same with slf4j initialized first, as in a host
  * that logs before it indexes (slf4j's own start-up is then not counted). With {@code phases} each child first
- * times reading, parsing and counting separately (each cold), for attribution only.
+ * times reading, parsing and counting separately (each cold), for attribution only. <b>Cold prebuilt</b>
+ * ({@code cold-prebuilt}): the build-time option. It writes the pages' index file once with
+ * {@link DocsIndex#writeTo}, then starts {@code jvms} fresh JVMs, each timing its first {@link DocsIndex#readFrom}
+ * of the file, and prints min / median / max.
  */
 public final class DocsIndexBenchmark {
 
@@ -51,6 +55,14 @@ public final class DocsIndexBenchmark {
         if (args.length > 0 && args[0].equals("cold-child")) {
             List<String> flags = Arrays.asList(args).subList(3, args.length);
             coldChild(Path.of(args[1]), Integer.parseInt(args[2]), flags.contains("phases"), flags.contains("logging-ready"));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("cold-prebuilt-child")) {
+            coldPrebuiltChild(Path.of(args[1]), Integer.parseInt(args[2]), args.length > 3 && args[3].equals("logging-ready"));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("cold-prebuilt")) {
+            coldPrebuilt(args.length > 1 ? Integer.parseInt(args[1]) : 500, args.length > 2 ? Integer.parseInt(args[2]) : 10);
             return;
         }
         if (args.length > 0 && args[0].equals("cold")) {
@@ -187,6 +199,68 @@ public final class DocsIndexBenchmark {
         System.out.printf(Locale.ROOT, "%-20s %d fresh JVMs: min %.1f ms, median %.1f ms, max %.1f ms"
                 + " (whole child process: median %.0f ms)%n", label, jvms, millis[0], millis[jvms / 2],
                 millis[jvms - 1], process[jvms / 2]);
+    }
+
+    /** The generated pages (the same as every mode's), written under {@code dir}: their paths and texts. */
+    static List<String[]> generatePages(Path dir, int pages) throws IOException {
+        Random random = new Random(7);
+        return generate(dir, random, vocabulary(random, 3000), pages);
+    }
+
+    /**
+     * The cold figure of a prebuilt index: writes the pages and their index file once, then starts {@code jvms}
+     * fresh JVMs that each time their first {@link DocsIndex#readFrom} of the file (opening it included).
+     */
+    private static void coldPrebuilt(int pages, int jvms) throws Exception {
+        Path dir = Files.createTempDirectory("docs-bench-prebuilt");
+        Path file = dir.resolveSibling(dir.getFileName() + ".idx");
+        try {
+            generatePages(dir, pages);
+            try (java.io.OutputStream out = Files.newOutputStream(file)) {
+                DocsIndex.fromDirectory(dir).writeTo(out);
+            }
+            List<String> command = childCommand();
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), DocsIndexBenchmark.class.getName(),
+                    "cold-prebuilt-child", file.toString(), Integer.toString(pages)));
+            System.out.printf(Locale.ROOT, "cold-prebuilt: %d pages, index file %.1f KB, %d fresh JVMs (%s), JDK %s, %d CPUs%n",
+                    pages, Files.size(file) / 1024.0, jvms, String.join(" ", command.subList(1, command.indexOf("-cp"))),
+                    Runtime.version(), Runtime.getRuntime().availableProcessors());
+            coldRuns("cold readFrom", command, jvms, false);
+            List<String> withLogging = new ArrayList<>(command);
+            withLogging.add("logging-ready");
+            coldRuns("readFrom, slf4j ready", withLogging, jvms, false);
+        } finally {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static List<String> childCommand() {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        for (String flag : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("-X") || flag.startsWith("-XX:")) {
+                command.add(flag);
+            }
+        }
+        return command;
+    }
+
+    /** In a fresh JVM: the first load of a prebuilt file, nothing of the index's code run before it. */
+    private static void coldPrebuiltChild(Path file, int pages, boolean loggingReady) throws IOException {
+        if (loggingReady) {
+            org.slf4j.LoggerFactory.getLogger(DocsIndexBenchmark.class).isDebugEnabled();
+        }
+        long started = System.nanoTime();
+        DocsIndex index;
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            index = DocsIndex.readFrom(in);
+        }
+        double millis = (System.nanoTime() - started) / 1e6;
+        check(index, pages);
+        System.out.printf(Locale.ROOT, "first-build-ms %.2f%n", millis);
     }
 
     /** In a fresh JVM: the first build, nothing of the index's code run before it. */
