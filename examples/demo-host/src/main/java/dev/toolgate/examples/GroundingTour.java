@@ -11,7 +11,6 @@ import dev.toolgate.gate.Executed;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.tool.ToolValidationException;
 import java.io.PrintStream;
-import java.time.Duration;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
@@ -22,6 +21,14 @@ import tools.jackson.databind.JsonNode;
  * SSRF guard refuses before any connection is made. Nothing here needs the network.
  */
 final class GroundingTour {
+
+    /**
+     * The index of the bundled README files ({@code docs/} on the classpath), written at build time:
+     * {@code ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.mainClass=dev.toolgate.context.docs.DocsIndexTool
+     * -Dexec.args="write examples/demo-host/target/classes/docs examples/demo-host/src/main/resources/docs-index.bin"};
+     * {@code .ci/run} fails when a README changed without it.
+     */
+    public static final String DOCS_INDEX = "docs-index.bin";
 
     /** Who may probe URLs: the people who draft checks and incidents. */
     static final String PROBE_RULE = "incident.incident.manage";
@@ -38,9 +45,8 @@ final class GroundingTour {
 
     /** Registers the docs tools (for everyone: the docs are public) and the probe (for {@link #PROBE_RULE}). */
     static void register(Toolgate gate) {
-        // built on a thread of its own: start-up does not wait for it, the first docs call does
-        gate.registry().register(DocsTools.tools(DocsIndex.inBackground(() -> DocsIndex.fromClasspath("docs"),
-                Duration.ofSeconds(30))));
+        // built at build time (DocsIndexTool write; CI checks it matches the bundled README files)
+        gate.registry().register(DocsTools.tools(DocsIndex.fromPrebuilt(DOCS_INDEX)));
         gate.registry().register(ProbeTools.tools(ProbeSettings.defaults(), PROBE_RULE));
     }
 

@@ -179,8 +179,7 @@ public final class McpDemoServer {
         try (Toolgate gate = builder.build()) {
             gate.registry().register(Codemode.tools(gate)); // codemode.describe, .test, .run
             // grounding: Toolgate's own README files as docs.*, and web.probeUrl behind the SSRF guard
-            gate.registry().register(DocsTools.tools(DocsIndex.inBackground(() -> DocsIndex.fromClasspath("docs"),
-                    Duration.ofSeconds(30))));
+            gate.registry().register(DocsTools.tools(DocsIndex.fromPrebuilt("docs-index.bin") /* see GroundingTour.DOCS_INDEX */));
             gate.registry().register(ProbeTools.tools(ProbeSettings.defaults(), "incident.incident.manage"));
             ToolgateMcpServer server;
             if (options.transport().equals("stdio")) {
