@@ -151,34 +151,23 @@ public final class DocsIndex {
     record Postings(int[] units, float[] tf, boolean[] inHeading) {
     }
 
-    private DocsIndex(int maxPageBytes, List<Markdown.Parsed> parsed, String[] sourcePaths, byte[][] sourceHashes) {
-        this.maxPageBytes = maxPageBytes;
-        this.sourcePaths = sourcePaths;
-        this.sourceHashes = sourceHashes;
-        List<DocPage> list = new ArrayList<>(parsed.size());
-        this.bodies = new String[parsed.size()];
+    /** An index built from parsed pages: the pages as given, ranked now. */
+    private static DocsIndex built(int maxPageBytes, List<Markdown.Parsed> parsed, String[] sourcePaths,
+                                   byte[][] sourceHashes) {
+        List<DocPage> pages = new ArrayList<>(parsed.size());
+        String[] bodies = new String[parsed.size()];
         List<List<Markdown.Section>> sectionsOfPages = new ArrayList<>(parsed.size());
         for (Markdown.Parsed p : parsed) {
-            bodies[list.size()] = p.body();
-            list.add(p.page());
+            bodies[pages.size()] = p.body();
+            pages.add(p.page());
             sectionsOfPages.add(p.sections());
         }
-        this.pageSections = sectionsOfPages;
-        this.pages = Collections.unmodifiableList(list);
-        Map<String, DocPage> map = new LinkedHashMap<>();
-        Set<String> sectionNames = new TreeSet<>();
-        for (DocPage page : this.pages) {
-            map.put(page.slug(), page);
-            sectionNames.add(page.section());
-        }
-        this.bySlug = Collections.unmodifiableMap(map);
-        this.sections = List.copyOf(sectionNames);
-        Ranker.Built built = Ranker.build(parsed);
-        this.units = built.units();
-        this.postings = built.postings();
+        Ranker.Built ranked = Ranker.build(parsed);
+        return new DocsIndex(maxPageBytes, pages, bodies, sectionsOfPages, ranked.units(), ranked.postings(),
+                sourcePaths, sourceHashes);
     }
 
-    /** An index read from a prebuilt file: every part as written, nothing parsed again. */
+    /** An index of pages already parsed and ranked: built now, or read from a prebuilt file as written. */
     private DocsIndex(int maxPageBytes, List<DocPage> pages, String[] bodies, List<List<Markdown.Section>> pageSections,
             Unit[] units, Map<String, Postings> postings, String[] sourcePaths, byte[][] sourceHashes) {
         this.maxPageBytes = maxPageBytes;
@@ -634,7 +623,7 @@ public final class DocsIndex {
                 sourcePaths[s] = file.path();
                 sourceHashes[s++] = sha256.digest(file.text().getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
-            DocsIndex index = new DocsIndex(maxPageBytes, pages, sourcePaths, sourceHashes);
+            DocsIndex index = built(maxPageBytes, pages, sourcePaths, sourceHashes);
             if (Log.LOG.isDebugEnabled()) {
                 Log.LOG.debug("Indexed {} docs pages ({} sections, {} terms) in {} ms", pages.size(), index.units.length,
                         index.postings.size(), (System.nanoTime() - started) / 1_000_000);
