@@ -221,11 +221,9 @@ public final class DatabaseSource implements ToolSource {
                 connection.setReadOnly(readOnly);
                 connection.setAutoCommit(autoCommit);
             }
-        } catch (SQLTimeoutException e) {
-            throw new SourceToolException("The statement ran longer than " + seconds(statementTimeout)
-                    + " s and was cancelled");
         } catch (SQLException e) {
-            if (e.getSQLState() != null && e.getSQLState().startsWith("57014")) {
+            // a driver's query timeout, or PostgreSQL's statement_timeout (57014 query_canceled)
+            if (e instanceof SQLTimeoutException || "57014".equals(e.getSQLState())) {
                 throw new SourceToolException("The statement ran longer than " + seconds(statementTimeout)
                         + " s and was cancelled");
             }
