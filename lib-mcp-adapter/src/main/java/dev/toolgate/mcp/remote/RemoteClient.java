@@ -41,10 +41,14 @@ final class RemoteClient {
         McpClientTransport transport(SecretResolver secrets, Duration connectTimeout);
     }
 
-    /** A value given as is, or the name of a secret. */
-    record Value(String text, boolean secret) {
+    /** A value given as is, or the name of a secret, after a fixed prefix (such as {@code Bearer }). */
+    record Value(String prefix, String text, boolean secret) {
+        Value(String text, boolean secret) {
+            this("", text, secret);
+        }
+
         String resolve(SecretResolver secrets) {
-            return secret ? secrets.require(text) : text;
+            return prefix + (secret ? secrets.require(text) : text);
         }
     }
 
@@ -68,7 +72,7 @@ final class RemoteClient {
         }
 
         void bearer(String secretName) {
-            headers.put("Authorization", new Value(secretName, true));
+            headers.put("Authorization", new Value("Bearer ", secretName, true));
         }
 
         @Override
@@ -79,7 +83,7 @@ final class RemoteClient {
                 if (text.indexOf('\r') >= 0 || text.indexOf('\n') >= 0) {
                     throw new IllegalArgumentException("the secret for header " + name + " contains a line break");
                 }
-                resolved.put(name, name.equals("Authorization") && value.secret() && !text.contains(" ") ? "Bearer " + text : text);
+                resolved.put(name, text);
             });
             String base = endpoint.getScheme() + "://" + endpoint.getRawAuthority();
             String path = endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty() ? "/" : endpoint.getRawPath();
