@@ -211,8 +211,9 @@ public final class SourceCatalog implements AutoCloseable {
             return running;
         }
         Future<List<SourceTool>> listing;
+        SourceContext context = entry.listingContext();
         try {
-            listing = listers.submit(() -> entry.source().listTools(entry.listingContext()));
+            listing = listers.submit(() -> entry.source().listTools(context));
         } catch (RuntimeException e) {
             entry.failed("the gate is closing", clock.instant());
             started.complete(entry.status());
@@ -221,7 +222,7 @@ public final class SourceCatalog implements AutoCloseable {
         CompletableFuture.runAsync(() -> {
             try {
                 List<SourceTool> tools = listing.get(settings.listTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                install(entry, tools == null ? List.of() : tools);
+                install(entry, tools == null ? List.of() : tools, context.skipped());
             } catch (TimeoutException e) {
                 listing.cancel(true);
                 failed(entry, "listing timed out after " + settings.listTimeout().toMillis() + " ms");
@@ -240,9 +241,10 @@ public final class SourceCatalog implements AutoCloseable {
         return started;
     }
 
-    private void install(SourceEntry entry, List<SourceTool> listed) {
+    private void install(SourceEntry entry, List<SourceTool> listed, List<String> skippedBySource) {
         List<Tool<?, ?>> tools = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
+        skippedBySource.forEach(reason -> skipped.add(entry.secrets().scrub(reason)));
         ToolRegistry scratch = ToolRegistry.create();
         Set<String> seen = new HashSet<>();
         for (SourceTool tool : listed) {

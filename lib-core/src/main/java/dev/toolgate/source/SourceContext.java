@@ -2,6 +2,9 @@ package dev.toolgate.source;
 
 import dev.toolgate.tool.ToolContext;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -15,6 +18,7 @@ public final class SourceContext {
     private final SecretResolver secrets;
     private final Duration timeout;
     private final ToolContext call;
+    private final List<String> skipped = Collections.synchronizedList(new ArrayList<>());
 
     SourceContext(SecretResolver secrets, Duration timeout, ToolContext call) {
         this.secrets = Objects.requireNonNull(secrets, "secrets");
@@ -40,6 +44,23 @@ public final class SourceContext {
     /** How long the source may take to answer this request. */
     public Duration timeout() {
         return timeout;
+    }
+
+    /**
+     * Reports, while listing, a tool the source leaves out and why (an operation it cannot call safely,
+     * say); it shows in {@code Toolgate.listSources()} beside the tools the gate could not register.
+     * Ignored outside a listing.
+     */
+    public void skip(String tool, String reason) {
+        if (call == null) {
+            skipped.add(tool + ": " + reason);
+        }
+    }
+
+    List<String> skipped() {
+        synchronized (skipped) {
+            return List.copyOf(skipped);
+        }
     }
 
     /** The governed call being served (principal, tenant, session), or empty while listing. */

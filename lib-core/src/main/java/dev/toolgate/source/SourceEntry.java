@@ -5,6 +5,7 @@ import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.Preview;
 import dev.toolgate.tool.Tool;
 import dev.toolgate.tool.ToolContext;
+import dev.toolgate.tool.ToolValidationException;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -109,15 +110,32 @@ final class SourceEntry {
                 .openWorld(listed.openWorld())
                 .outputSchema(listed.outputSchema())
                 .timeout(settings.callTimeout())
+                .contract(listed.contract())
                 .dynamic(true);
         if (listed.effect() != Effect.READ) {
-            // a remote tool has no dry-run: the proposal shows the payload and what the tool says it does
-            String summary = "Call " + qualified + " of " + displayName + " with the payload below. It has no dry-run: "
+            // a source's tool has no dry-run: the proposal shows the payload, what the source says the call
+            // does, and what the tool says it does
+            String fallback = "Call " + qualified + " of " + displayName + " with the payload below. It has no dry-run: "
                     + "nothing runs before consent. The tool says: " + shorten(description);
-            builder.dryRun((JsonNode input, ToolContext context) -> Preview.of(summary));
+            builder.dryRun((JsonNode input, ToolContext context) -> Preview.of(describe(listed.name(), input, fallback)));
         }
         return builder.execute((JsonNode input, ToolContext context) -> call(listed.name(), qualified, input, context))
                 .build();
+    }
+
+    private String describe(String tool, JsonNode input, String fallback) {
+        String described;
+        try {
+            described = source.describeCall(tool, input);
+        } catch (ToolValidationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new SourceToolException(secrets.scrub(SourceCatalog.describe(e)));
+        }
+        if (described == null || described.isBlank()) {
+            return fallback;
+        }
+        return secrets.scrub(described.strip()) + ". It has no dry-run: nothing runs before consent.";
     }
 
     private JsonNode call(String tool, String qualified, JsonNode arguments, ToolContext context) {
@@ -133,6 +151,9 @@ final class SourceEntry {
             throw new SourceToolException(qualified + " was interrupted");
         } catch (SourceToolException e) {
             throw new SourceToolException(secrets.scrub(e.getMessage()));
+        } catch (ToolValidationException e) {
+            // arguments the schema allowed but the source cannot send: feedback for the model, nothing sent
+            throw e;
         } catch (Exception e) {
             // the cause is dropped on purpose: its message or its stack may quote a credential
             throw new SourceToolException(secrets.scrub(SourceCatalog.describe(e)));

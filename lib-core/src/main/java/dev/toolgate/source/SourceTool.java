@@ -22,9 +22,18 @@ import tools.jackson.databind.node.ObjectNode;
  * @param outputSchema  the JSON Schema of the result, or null
  * @param requiredRules access rules a caller must hold, all of them
  * @param openWorld     true if the tool reaches systems outside the host
+ * @param contract      what the tool's meaning depends on besides its input schema (an HTTP API's method
+ *                      and path), or null; drift review fingerprints it with the schema, see
+ *                      {@link dev.toolgate.tool.Tool#contract()}
  */
 public record SourceTool(String name, String title, String description, Effect effect, ObjectNode inputSchema,
-                         ObjectNode outputSchema, Set<String> requiredRules, boolean openWorld) {
+                         ObjectNode outputSchema, Set<String> requiredRules, boolean openWorld, String contract) {
+
+    /** A tool with no contract beyond its schema. */
+    public SourceTool(String name, String title, String description, Effect effect, ObjectNode inputSchema,
+                      ObjectNode outputSchema, Set<String> requiredRules, boolean openWorld) {
+        this(name, title, description, effect, inputSchema, outputSchema, requiredRules, openWorld, null);
+    }
 
     /** Checks the components and copies the schemas. */
     public SourceTool {
@@ -35,6 +44,7 @@ public record SourceTool(String name, String title, String description, Effect e
         inputSchema = inputSchema.deepCopy();
         outputSchema = outputSchema == null ? null : outputSchema.deepCopy();
         requiredRules = requiredRules == null ? Set.of() : Set.copyOf(new TreeSet<>(requiredRules));
+        contract = contract == null || contract.isBlank() ? null : contract;
     }
 
     /** A tool with no title, no output schema, no rules, not open-world. */
@@ -44,13 +54,20 @@ public record SourceTool(String name, String title, String description, Effect e
 
     /** This tool with another effect (an operator's override). */
     public SourceTool withEffect(Effect effect) {
-        return new SourceTool(name, title, description, effect, inputSchema, outputSchema, requiredRules, openWorld);
+        return new SourceTool(name, title, description, effect, inputSchema, outputSchema, requiredRules, openWorld,
+                contract);
     }
 
     /** This tool requiring {@code rules} as well. */
     public SourceTool withRequiredRules(Set<String> rules) {
         Set<String> all = new TreeSet<>(requiredRules);
         all.addAll(rules);
-        return new SourceTool(name, title, description, effect, inputSchema, outputSchema, all, openWorld);
+        return new SourceTool(name, title, description, effect, inputSchema, outputSchema, all, openWorld, contract);
+    }
+
+    /** This tool with {@code contract} (see the record's {@code contract} component). */
+    public SourceTool withContract(String contract) {
+        return new SourceTool(name, title, description, effect, inputSchema, outputSchema, requiredRules, openWorld,
+                contract);
     }
 }

@@ -52,6 +52,20 @@ public interface ToolSource extends AutoCloseable {
     JsonNode callTool(String tool, JsonNode arguments, SourceContext context) throws Exception;
 
     /**
+     * Says what a MUTATE or DESTRUCTIVE call would do, for the proposal an operator approves: for an
+     * HTTP API, the method and the resolved URL. Called with validated arguments before the proposal
+     * is stored; it must not contact the source. Arguments the schema allows but the source could not
+     * send safely are refused here, so nothing is proposed.
+     *
+     * @return one line for the confirm card, or null to show the payload and the tool's description
+     * @throws dev.toolgate.tool.ToolValidationException if the arguments cannot be sent; the model gets
+     *                                                    the issues as feedback
+     */
+    default String describeCall(String tool, JsonNode arguments) {
+        return null;
+    }
+
+    /**
      * Called once when the gate starts using the source: a source that learns of changes to its tools
      * (an MCP server's {@code notifications/tools/list_changed}) runs {@code changed}, and the gate lists
      * it again at once instead of waiting for the cache TTL. The default ignores it.

@@ -70,7 +70,7 @@ public final class RegisteredTool implements Guarded {
         }
         this.descriptor = new ToolDescriptor(name, tool.title().orElse(null), tool.description(), tool.effect(),
                 generated, output, List.copyOf(tool.requiredAccessRules()), tool.openWorld());
-        this.schemaFingerprint = SchemaFingerprint.of(generated);
+        this.schemaFingerprint = SchemaFingerprint.of(generated, tool.contract().orElse(null));
     }
 
     static RegisteredTool create(String pluginId, Tool<?, ?> tool, String source, ToolSchemas schemas) {

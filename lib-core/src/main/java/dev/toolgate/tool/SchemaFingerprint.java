@@ -4,6 +4,7 @@ import dev.toolgate.json.CanonicalJson;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -11,6 +12,8 @@ import tools.jackson.databind.node.ObjectNode;
  * (sorted keys) of the schema with the annotation keywords {@code description}, {@code default},
  * {@code enum}, {@code title}, {@code examples} and {@code $comment} removed, because upstream
  * servers often put dynamic text there that is no change in what the tool accepts.
+ *
+ * <p>A tool may add a contract (its HTTP method and path, say); it is hashed with the schema.
  *
  * <p>Only keywords are stripped: the keys of {@code properties}, {@code patternProperties},
  * {@code $defs}, {@code definitions} and {@code dependentSchemas} are names, so a new property called
@@ -26,6 +29,20 @@ final class SchemaFingerprint {
 
     static String of(JsonNode schema) {
         return CanonicalJson.sha256Hex(normalizeSchema(schema));
+    }
+
+    /**
+     * The fingerprint of a schema and the tool's contract (see {@link Tool#contract()}); without a
+     * contract, the schema's alone, so tools that state none keep the fingerprints already reviewed.
+     */
+    static String of(JsonNode schema, String contract) {
+        if (contract == null) {
+            return of(schema);
+        }
+        ObjectNode both = JsonNodeFactory.instance.objectNode();
+        both.set("schema", normalizeSchema(schema));
+        both.put("contract", contract);
+        return CanonicalJson.sha256Hex(both);
     }
 
     static JsonNode normalizeSchema(JsonNode node) {

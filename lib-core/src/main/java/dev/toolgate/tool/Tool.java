@@ -59,6 +59,7 @@ public final class Tool<I, O> {
     private final boolean standingApproval;
     private final ObjectNode inputSchema;
     private final ObjectNode outputSchema;
+    private final String contract;
 
     private Tool(Builder<I, O> b) {
         this.name = b.name;
@@ -77,6 +78,7 @@ public final class Tool<I, O> {
         this.standingApproval = b.standingApproval;
         this.inputSchema = b.inputSchema;
         this.outputSchema = b.outputSchema;
+        this.contract = b.contract;
     }
 
     /**
@@ -189,6 +191,15 @@ public final class Tool<I, O> {
         return Optional.ofNullable(outputSchema).map(ObjectNode::deepCopy);
     }
 
+    /**
+     * What else the tool's meaning depends on besides its input schema, given to
+     * {@link Builder#contract(String)}: for a tool of an HTTP API, its method and path. It is part of the
+     * fingerprint drift review compares, so a change in it makes a dynamic tool drift like a schema change.
+     */
+    public Optional<String> contract() {
+        return Optional.ofNullable(contract);
+    }
+
     ObjectNode givenInputSchema() {
         return inputSchema;
     }
@@ -237,6 +248,7 @@ public final class Tool<I, O> {
         private boolean openWorld;
         private boolean dynamic;
         private boolean standingApproval;
+        private String contract;
         private ObjectNode inputSchema;
         private ObjectNode outputSchema;
 
@@ -324,6 +336,16 @@ public final class Tool<I, O> {
         /** Marks a tool from a dynamic source; see {@link Tool#dynamic()}. */
         public Builder<I, O> dynamic(boolean dynamic) {
             this.dynamic = dynamic;
+            return this;
+        }
+
+        /**
+         * States what the tool's meaning depends on besides its input schema (for a tool of an HTTP API,
+         * {@code "DELETE /pets/{id}"}). It joins the schema in the fingerprint drift review compares:
+         * when it changes, a dynamic tool's ALLOW policy waits for an operator's re-confirmation.
+         */
+        public Builder<I, O> contract(String contract) {
+            this.contract = contract == null || contract.isBlank() ? null : contract;
             return this;
         }
 
