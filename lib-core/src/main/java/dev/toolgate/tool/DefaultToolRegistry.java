@@ -56,9 +56,10 @@ final class DefaultToolRegistry implements ToolRegistry {
                 throw new ToolDefinitionException(source + " (plugin '" + pluginId + "') failed to build its tools: " + e, e);
             }
             Map<String, RegisteredTool> next = new TreeMap<>(snapshot);
-            List<ToolDescriptor> before = List.of();
+            List<List<Object>> before = List.of();
             if (replace) {
-                before = next.values().stream().filter(t -> t.pluginId().equals(pluginId)).map(RegisteredTool::descriptor).toList();
+                before = next.values().stream().filter(t -> t.pluginId().equals(pluginId)).map(DefaultToolRegistry::identity)
+                        .toList();
                 next.values().removeIf(t -> t.pluginId().equals(pluginId));
             }
             int max = pluginId.indexOf(':') >= 0 ? MAX_SOURCE_NAME : MAX_NAME;
@@ -82,8 +83,8 @@ final class DefaultToolRegistry implements ToolRegistry {
                 next.put(name, registered);
                 added.add(registered);
             }
-            changed = !replace || !before.equals(added.stream().map(RegisteredTool::descriptor)
-                    .sorted(java.util.Comparator.comparing(ToolDescriptor::name)).toList());
+            changed = !replace || !before.equals(added.stream()
+                    .sorted(java.util.Comparator.comparing(RegisteredTool::name)).map(DefaultToolRegistry::identity).toList());
             if (changed) {
                 snapshot = Collections.unmodifiableMap(next);
             } else {
@@ -93,6 +94,11 @@ final class DefaultToolRegistry implements ToolRegistry {
         LOG.debug("Registered {} tool(s) from {}", added.size(), source);
         fireChanged();
         return List.copyOf(added);
+    }
+
+    /** What makes a replacement a change: what the model sees, and the fingerprint (the contract too). */
+    private static List<Object> identity(RegisteredTool tool) {
+        return List.of(tool.descriptor(), tool.schemaFingerprint());
     }
 
     @Override
