@@ -1,20 +1,27 @@
 package dev.toolgate.openapi;
 
 import dev.toolgate.source.SecretResolver;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How the source authenticates to the API, by the names of the host's secrets. Values are resolved
  * for each request (so a rotated secret is used at once), added after the proposal is described, and
- * never shown to the model, the operator or the audit.
+ * never shown to the model, the operator or the audit. The gate cuts the values it handed out from
+ * what comes back; the forms a value takes on the wire (percent-encoded in a query, base64 in basic
+ * authentication) only the source knows, so it reports them for the exchange to cut out.
  */
 sealed interface Credential {
 
-    /** Adds the credential to a request's headers or query. */
-    void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query);
+    /**
+     * Adds the credential to a request's headers or query, and to {@code wire} each form in which a
+     * secret travels other than its plain value.
+     */
+    void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query, Set<String> wire);
 
     /** The header name it sets, lower case, or null. */
     default String header() {
@@ -28,7 +35,7 @@ sealed interface Credential {
 
     record Bearer(String secret) implements Credential {
         @Override
-        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query) {
+        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query, Set<String> wire) {
             headers.put("Authorization", "Bearer " + secrets.require(secret));
         }
 
@@ -40,9 +47,12 @@ sealed interface Credential {
 
     record Basic(String userSecret, String passwordSecret) implements Credential {
         @Override
-        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query) {
+        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query, Set<String> wire) {
             String pair = secrets.require(userSecret) + ":" + secrets.require(passwordSecret);
-            headers.put("Authorization", "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
+            String encoded = Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8));
+            headers.put("Authorization", "Basic " + encoded);
+            wire.add(encoded);
+            wire.add(encoded.replace("=", ""));
         }
 
         @Override
@@ -53,7 +63,7 @@ sealed interface Credential {
 
     record Header(String name, String secret) implements Credential {
         @Override
-        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query) {
+        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query, Set<String> wire) {
             headers.put(name, secrets.require(secret));
         }
 
@@ -65,11 +75,16 @@ sealed interface Credential {
 
     record Query(String name, String secret) implements Credential {
         @Override
-        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query) {
+        public void apply(SecretResolver secrets, Map<String, String> headers, StringBuilder query, Set<String> wire) {
             if (query.length() > 0) {
                 query.append('&');
             }
-            query.append(RequestPlan.encode(name)).append('=').append(RequestPlan.encode(secrets.require(secret)));
+            String value = secrets.require(secret);
+            String encoded = RequestPlan.encode(value);
+            query.append(RequestPlan.encode(name)).append('=').append(encoded);
+            wire.add(encoded);
+            // as a server may write it back: form-encoded, a space as '+'
+            wire.add(URLEncoder.encode(value, StandardCharsets.UTF_8));
         }
 
         @Override

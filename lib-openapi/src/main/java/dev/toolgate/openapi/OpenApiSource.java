@@ -391,7 +391,11 @@ public final class OpenApiSource implements ToolSource {
             return this;
         }
 
-        /** How long connecting to the API may take; 5 s by default. Each call's deadline is the gate's. */
+        /**
+         * How long connecting to the API may take; 5 s by default. Each call's deadline is the gate's call
+         * timeout, less a margin so that the source's own timeout message (which says whether a write may have
+         * taken effect) is the one the caller reads.
+         */
         public Builder connectTimeout(Duration timeout) {
             if (timeout == null || timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("connectTimeout must be positive");

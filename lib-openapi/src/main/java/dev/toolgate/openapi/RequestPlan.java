@@ -134,7 +134,7 @@ record RequestPlan(String method, URI url, Map<String, String> headers, byte[] b
 
     private static String pathValue(Operation.Parameter parameter, JsonNode value) {
         return switch (parameter.style()) {
-            case "label" -> "." + join(parameter, value, parameter.explode() ? "." : ",", "=");
+            case "label" -> "." + join(parameter, value, parameter.explode() ? "." : ",", parameter.explode() ? "=" : ",");
             case "matrix" -> matrix(parameter, value);
             default -> join(parameter, value, ",", parameter.explode() ? "=" : ",");
         };

@@ -54,22 +54,33 @@ final class ApiServer implements AutoCloseable {
         }
     }
 
-    private record Route(String method, Pattern path, Function<Seen, Answer> answer) {
+    /** A route that writes its own answer (a stream, a stall, a trickle) on the exchange; the request is recorded first. */
+    @FunctionalInterface
+    interface Raw {
+        void answer(Seen request, HttpExchange exchange) throws IOException, InterruptedException;
+    }
+
+    private record Route(String method, Pattern path, Function<Seen, Answer> answer, Raw raw) {
     }
 
     private final HttpServer server;
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final List<Route> routes = new CopyOnWriteArrayList<>();
 
-    private ApiServer() throws IOException {
+    private ApiServer(int threads) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.setExecutor(Executors.newFixedThreadPool(threads));
         server.createContext("/", this::handle);
         server.start();
     }
 
     static ApiServer start() throws IOException {
-        return new ApiServer();
+        return new ApiServer(4);
+    }
+
+    /** A server answering up to {@code threads} requests at once. */
+    static ApiServer start(int threads) throws IOException {
+        return new ApiServer(threads);
     }
 
     /** {@code http://127.0.0.1:<port>} followed by {@code path}. */
@@ -83,7 +94,13 @@ final class ApiServer implements AutoCloseable {
 
     /** Answers {@code method} requests whose raw path matches {@code pathRegex}. */
     ApiServer on(String method, String pathRegex, Function<Seen, Answer> answer) {
-        routes.add(0, new Route(method, Pattern.compile(pathRegex), answer));
+        routes.add(0, new Route(method, Pattern.compile(pathRegex), answer, null));
+        return this;
+    }
+
+    /** Answers {@code method} requests whose raw path matches {@code pathRegex} by writing on the exchange. */
+    ApiServer raw(String method, String pathRegex, Raw raw) {
+        routes.add(0, new Route(method, Pattern.compile(pathRegex), null, raw));
         return this;
     }
 
@@ -118,6 +135,14 @@ final class ApiServer implements AutoCloseable {
             Answer answer = null;
             for (Route route : routes) {
                 if (route.method().equals(request.method()) && route.path().matcher(request.rawPath()).matches()) {
+                    if (route.raw() != null) {
+                        try {
+                            route.raw().answer(request, exchange);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return;
+                    }
                     answer = route.answer().apply(request);
                     break;
                 }
