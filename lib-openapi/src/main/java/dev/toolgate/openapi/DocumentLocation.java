@@ -110,7 +110,10 @@ abstract class DocumentLocation {
                 HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
                 try (InputStream in = response.body()) {
                     if (response.statusCode() != 200) {
-                        throw new IOException("GET " + url + " answered HTTP " + response.statusCode());
+                        String moved = response.headers().firstValue("location")
+                                .map(to -> " pointing at " + ParsedDocument.shorten(to) + " (redirects are not followed: give the final URL)")
+                                .orElse("");
+                        throw new IOException("GET " + url + " answered HTTP " + response.statusCode() + moved);
                     }
                     return readCapped(in, maxBytes, describe());
                 }

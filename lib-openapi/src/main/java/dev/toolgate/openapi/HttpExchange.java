@@ -97,7 +97,8 @@ final class HttpExchange {
                 }
                 if (target == null || !Servers.sameOrigin(url, target)) {
                     throw new SourceToolException(plan.method() + " " + path(url) + " was redirected to another host ("
-                            + (target == null ? "an unreadable location" : target.getScheme() + "://" + target.getHost())
+                            + (target == null ? "an unreadable location" : target.getScheme() + "://" + target.getHost()
+                                    + (target.getPort() == -1 ? "" : ":" + target.getPort()))
                             + "); the redirect is not followed");
                 }
                 if (hop >= MAX_REDIRECTS) {
@@ -164,7 +165,7 @@ final class HttpExchange {
     }
 
     private SourceToolException timedOut(RequestPlan plan, URI url, SourceContext context) {
-        String when = plan.method().equals("GET") || plan.method().equals("HEAD") ? ""
+        String when = plan.method().equals("GET") || plan.method().equals("HEAD") || plan.method().equals("OPTIONS") ? ""
                 : "; the request may or may not have taken effect";
         return new SourceToolException(plan.method() + " " + path(url) + " got no answer within "
                 + budget(context.timeout()).toMillis() + " ms" + when);
