@@ -220,8 +220,8 @@ final class OperationReader {
             if (bodyRequired) {
                 List<String> types = new ArrayList<>();
                 content.propertyNames().forEach(types::add);
-                throw new OpenApiDocumentException(at, "the request body is only offered as " + types
-                        + "; only JSON bodies are sent");
+                throw new OpenApiDocumentException(at, "the required request body is only offered as "
+                        + (types.isEmpty() ? "no media type" : String.join(", ", types)) + "; only JSON bodies are sent");
             }
             return null;
         }
@@ -305,8 +305,9 @@ final class OperationReader {
                 }
             }
         }
-        throw new OpenApiDocumentException(where + "/servers", "its servers " + offered
-                + " are not among the servers the host allows " + settings.servers());
+        throw new OpenApiDocumentException(where + "/servers", "the operation's own servers " + offered
+                + " are not among the servers the host allows " + settings.servers()
+                + "; allow one with OpenApiSource.Builder.server(URI) to offer it");
     }
 
     private static String substitute(JsonNode server) {

@@ -4,6 +4,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadConstraints;
@@ -137,7 +138,7 @@ final class ParsedDocument {
             if (current == null || !current.isObject() || !current.has("$ref")) {
                 return current;
             }
-            String ref = current.path("$ref").asString("");
+            String ref = reference(current, at);
             current = resolve(ref, at);
             at = ref.substring(1);
         }
@@ -150,9 +151,13 @@ final class ParsedDocument {
      * @throws OpenApiDocumentException for an external reference, or one that points at nothing
      */
     JsonNode resolve(String ref, String where) {
+        if (ref.isBlank()) {
+            throw new OpenApiDocumentException(where, "the $ref is empty");
+        }
         if (!ref.startsWith("#")) {
-            throw new OpenApiDocumentException(where, "the reference '" + shorten(ref) + "' points outside the document; "
-                    + "external references are not followed (bundle the document into one file)");
+            throw new OpenApiDocumentException(where, "the reference '" + shorten(ref) + "' is not a local '#/...' pointer; "
+                    + "references to other files, URLs or $id/$anchor names are not followed (bundle the document "
+                    + "into one file with '#/components/...' references)");
         }
         JsonNode target = root;
         for (String token : tokens(ref.substring(1))) {
@@ -168,6 +173,25 @@ final class ParsedDocument {
             }
         }
         return target;
+    }
+
+    /**
+     * The text of a node's {@code $ref}.
+     *
+     * @throws OpenApiDocumentException if the {@code $ref} is not a string, as when YAML read an unquoted
+     *                                  {@code #/...} as a comment
+     */
+    static String reference(JsonNode node, String where) {
+        JsonNode ref = node.get("$ref");
+        if (ref != null && ref.isString()) {
+            return ref.asString();
+        }
+        if (ref == null || ref.isNull()) {
+            throw new OpenApiDocumentException(where, "the $ref is null, not a reference: in YAML an unquoted "
+                    + "'$ref: #/...' reads as a comment; quote it ('$ref: \"#/components/...\"')");
+        }
+        throw new OpenApiDocumentException(where, "the $ref is " + ref.getNodeType().name().toLowerCase(Locale.ROOT)
+                + ", not a string");
     }
 
     /** The unescaped tokens of a JSON pointer in a URI fragment ({@code /components/schemas/A~1B}). */

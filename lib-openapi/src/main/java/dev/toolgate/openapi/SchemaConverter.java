@@ -19,7 +19,10 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>OpenAPI 3.0's dialect is rewritten: {@code nullable: true} adds {@code "null"} to the type,
  * boolean {@code exclusiveMinimum}/{@code exclusiveMaximum} become numbers, siblings of a {@code $ref}
  * are dropped as 3.0 says. Keywords that are documentation for people ({@code example},
- * {@code externalDocs}, {@code xml}, {@code discriminator}, {@code x-*}) are dropped in both versions.
+ * {@code externalDocs}, {@code xml}, {@code discriminator}, {@code x-*}) are dropped in both versions, and
+ * so are the identifiers a copied schema cannot keep ({@code $id}, {@code $schema}, {@code $anchor},
+ * {@code $dynamicAnchor}) and {@code $vocabulary}, which only a meta-schema may state (an OpenAPI 3.1
+ * document that writes it as a string would otherwise make the whole input schema invalid).
  * One converter per tool; not thread-safe.
  */
 final class SchemaConverter {
@@ -33,7 +36,7 @@ final class SchemaConverter {
     private static final Set<String> DATA = Set.of("enum", "const", "default", "examples", "required",
             "dependentRequired");
     private static final Set<String> DROPPED = Set.of("example", "externalDocs", "xml", "discriminator", "$id",
-            "$schema", "nullable", "$anchor", "$dynamicAnchor");
+            "$schema", "$vocabulary", "nullable", "$anchor", "$dynamicAnchor");
 
     private final ParsedDocument document;
     private final boolean v30;
@@ -85,7 +88,7 @@ final class SchemaConverter {
             throw new OpenApiDocumentException(where, "a schema must be an object or a boolean");
         }
         if (node.has("$ref")) {
-            JsonNode converted = reference(node.path("$ref").asString(""), where);
+            JsonNode converted = reference(ParsedDocument.reference(node, where), where);
             if (v30 || node.size() == 1) {
                 return converted;
             }
