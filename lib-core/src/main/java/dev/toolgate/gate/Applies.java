@@ -36,7 +36,7 @@ final class Applies {
         long start = System.nanoTime();
         Checked checked = checkToken(context, token);
         CallRecord record = checked.record();
-        JsonNode payload = storedPayload(record, checked.tool());
+        JsonNode payload = storedPayload(steps, record, checked.tool(), context);
         ClaimResult claim = steps.calls.claim(record.id(), new Claim(PrincipalRef.of(context.principal()), null, null,
                 steps.outcomeWithin(checked.tool())), steps.charge(context.principal()));
         if (claim.status() != ClaimResult.Status.CLAIMED) {
@@ -59,7 +59,7 @@ final class Applies {
         RegisteredTool tool = steps.tool(record.toolName());
         steps.authorize(approver.principal(), tool);
         steps.requireDistinctDecider(record, approver.principal(), "approving it");
-        JsonNode payload = storedPayload(record, tool);
+        JsonNode payload = storedPayload(steps, record, tool, approver);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
         PrincipalRef decider = actor.equals(record.principal()) ? null : actor;
         ClaimResult claim = steps.calls.claim(record.id(), new Claim(actor, decider, null, steps.outcomeWithin(tool)),
@@ -135,12 +135,37 @@ final class Applies {
         };
     }
 
-    /** The payload stored at propose time, re-validated against the tool's schema as it is now. */
-    static JsonNode storedPayload(CallRecord record, RegisteredTool tool) {
+    /**
+     * The payload stored at propose time, re-validated against the tool's schema as it is now. For a
+     * source's tool (whose definition can change under a pending proposal), its dry-run is asked again
+     * what the call would do: if that is no longer what the proposal showed (the operation moved to
+     * another path or server), the proposal is stale, and nothing runs.
+     */
+    static JsonNode storedPayload(Steps steps, CallRecord record, RegisteredTool tool, CallContext decider) {
         JsonNode payload = Json.parse(record.payloadJson());
         List<ValidationIssue> issues = tool.validate(payload);
         if (!issues.isEmpty()) {
             throw new StaleProposalException(tool.name(), issues);
+        }
+        if (tool.tool().dynamic() && tool.tool().hasDryRun() && record.summary() != null) {
+            String now;
+            try {
+                ToolContext again = new ToolContext(record.id(), decider.principal(), record.tenantId(), record.sessionId(),
+                        record.automationId(), decider.transport(), ToolContext.Phase.DRY_RUN);
+                now = steps.settings.redactor().redactText(tool.dryRun(payload, again).summary());
+            } catch (RuntimeException e) {
+                throw new StaleProposalException(tool.name(), "The " + tool.name() + " proposal cannot be applied: "
+                        + "the tool refuses its stored payload now (" + e.getMessage() + "); propose again",
+                        List.of(ValidationIssue.at("", String.valueOf(e.getMessage()))));
+            } catch (Exception e) {
+                throw new StaleProposalException(tool.name(), "The " + tool.name() + " proposal cannot be applied: " + e,
+                        List.of(ValidationIssue.at("", e.toString())));
+            }
+            if (!now.equals(record.summary())) {
+                throw new StaleProposalException(tool.name(), "The " + tool.name() + " tool changed since this proposal "
+                        + "was made: it showed \"" + record.summary() + "\" and would now do \"" + now + "\"; propose again",
+                        List.of(ValidationIssue.at("", "the call changed since the proposal")));
+            }
         }
         return payload;
     }

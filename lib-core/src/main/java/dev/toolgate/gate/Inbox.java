@@ -57,7 +57,7 @@ final class Inbox {
         RegisteredTool tool = steps.tool(record.toolName());
         steps.authorize(approver.principal(), tool);
         steps.requireDistinctDecider(record, approver.principal(), "approving it");
-        JsonNode payload = Applies.storedPayload(record, tool);
+        JsonNode payload = Applies.storedPayload(steps, record, tool, approver);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
         ClaimResult claim = steps.calls.claim(record.id(), new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
                 steps.charge(approver.principal()));

@@ -142,6 +142,28 @@ class SourceSeamTest {
     }
 
     @Test
+    void aProposalWhoseCallMovedSinceItWasMadeIsStaleAndSendsNothing() {
+        HttpLike api = new HttpLike();
+        Toolgate gate = gate(api);
+        Proposal proposal = (Proposal) gate.call(ctx(CAROL), "api:pets.remove", "{\"id\":\"7\"}");
+        assertThat(proposal.summary()).contains("/pets/7");
+
+        api.path = "/owners/{id}";
+        gate.refreshSources();
+        assertThatThrownBy(() -> gate.apply(ctx(CAROL), proposal.token()))
+                .isInstanceOf(dev.toolgate.gate.StaleProposalException.class)
+                .hasMessageContaining("/pets/7").hasMessageContaining("/owners/7");
+        assertThat(api.sent).as("the approved call is not sent to the new path").isEmpty();
+
+        Proposal again = (Proposal) gate.call(ctx(CAROL), "api:pets.remove", "{\"id\":\"7\"}");
+        api.description = "Delete a pet, for good.";
+        gate.refreshSources();
+        assertThat(gate.apply(ctx(CAROL), again.token()).result().path("status").asInt())
+                .as("a proposal whose call is unchanged still applies").isEqualTo(204);
+        assertThat(api.sent).containsExactly("DELETE https://api.example/owners/7");
+    }
+
+    @Test
     void aToolWithoutAContractKeepsTheFingerprintOfItsSchemaAlone() {
         dev.toolgate.tool.Tool<?, ?> plain = dev.toolgate.tool.Tool.builder("t", ID_SCHEMA).description("d")
                 .effect(Effect.READ).execute((input, context) -> input).build();
