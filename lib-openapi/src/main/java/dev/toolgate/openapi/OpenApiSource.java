@@ -63,7 +63,8 @@ import tools.jackson.databind.JsonNode;
  * ({@link Builder#bearerSecret}, {@link Builder#basicSecrets}, {@link Builder#apiKeyHeader},
  * {@link Builder#apiKeyQuery}), resolved per request, never from the model: parameters named like a
  * credential, and headers such as {@code Authorization}, {@code Host} or {@code Cookie}, are not
- * offered to the model. The API sees the source's credentials, not the calling user's.
+ * offered to the model, and an exploded object's keys cannot name a credential's query parameter.
+ * The API sees the source's credentials, not the calling user's.
  *
  * <p><b>Drift.</b> The document is read again at each listing (by default every five minutes). Each
  * tool's fingerprint covers its input schema, method, server, path and effect, so a changed operation
@@ -161,12 +162,12 @@ public final class OpenApiSource implements ToolSource {
 
     @Override
     public String describeCall(String tool, JsonNode arguments) {
-        return RequestPlan.of(operation(tool), arguments).describe();
+        return RequestPlan.of(operation(tool), arguments, settings.credentialQuery()).describe();
     }
 
     @Override
     public JsonNode callTool(String tool, JsonNode arguments, SourceContext context) throws Exception {
-        RequestPlan plan = RequestPlan.of(operation(tool), arguments);
+        RequestPlan plan = RequestPlan.of(operation(tool), arguments, settings.credentialQuery());
         return http.send(plan, context);
     }
 

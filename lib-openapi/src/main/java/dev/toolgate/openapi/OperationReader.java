@@ -37,7 +37,7 @@ final class OperationReader {
             "cookie", "set-cookie", "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade",
             "te", "trailer", "expect", "proxy-connection", "forwarded", "x-forwarded-for", "x-forwarded-host",
             "x-forwarded-proto", "x-real-ip", "via", "origin", "referer", "content-encoding", "accept-encoding",
-            "x-http-method-override", "x-http-method", "x-method-override");
+            "x-http-method-override", "x-http-method", "x-method-override", "x-original-url", "x-rewrite-url");
 
     /** What the source's builder decided: servers, credentials' names, effects. */
     record Settings(List<URI> servers, Set<String> credentialHeaders, Set<String> credentialQuery,
@@ -334,9 +334,16 @@ final class OperationReader {
         }
         matcher.appendTail(sample);
         for (String segment : sample.toString().split("/", -1)) {
-            if (segment.equals(".") || segment.equals("..") || segment.contains("{") || segment.contains("}")) {
+            if (segment.contains("{") || segment.contains("}")) {
                 throw new OpenApiDocumentException(where, "the path '" + ParsedDocument.shorten(path)
-                        + "' has a dot segment or a broken placeholder");
+                        + "' has a broken placeholder");
+            }
+            // as a server may read the segment: percent-decoded (%2e%2e, %2F), and without ;parameters (..;)
+            String decoded = decoded(segment);
+            String name = decoded.split(";", 2)[0];
+            if (name.equals(".") || name.equals("..") || decoded.indexOf('/') >= 0 || decoded.indexOf('\\') >= 0) {
+                throw new OpenApiDocumentException(where, "the path '" + ParsedDocument.shorten(path)
+                        + "' has a dot segment or an encoded slash");
             }
         }
         try {
@@ -345,6 +352,30 @@ final class OperationReader {
             throw new OpenApiDocumentException(where, "the path '" + ParsedDocument.shorten(path) + "' " + e.getMessage());
         }
         return placeholders;
+    }
+
+    /** A path segment percent-decoded until it no longer changes (at most three times); bad escapes stay. */
+    private static String decoded(String segment) {
+        String text = segment;
+        for (int round = 0; round < 3 && text.indexOf('%') >= 0; round++) {
+            StringBuilder out = new StringBuilder(text.length());
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                int high = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+                int low = high >= 0 ? Character.digit(text.charAt(i + 2), 16) : -1;
+                if (c == '%' && low >= 0) {
+                    out.append((char) (high * 16 + low));
+                    i += 2;
+                } else {
+                    out.append(c);
+                }
+            }
+            if (out.toString().equals(text)) {
+                break;
+            }
+            text = out.toString();
+        }
+        return text;
     }
 
     private void collect(JsonNode list, String where, Map<String, Parameter> into) {
@@ -383,7 +414,8 @@ final class OperationReader {
                 if (!HEADER_TOKEN.matcher(parameter.name).matches()) {
                     return "is not a valid header name";
                 }
-                if (RESERVED_HEADERS.contains(lower) || lower.startsWith("proxy-") || lower.startsWith("sec-")) {
+                if (RESERVED_HEADERS.contains(lower) || lower.startsWith("proxy-") || lower.startsWith("sec-")
+                        || lower.startsWith("x-forwarded-")) {
                     return "is a header the gate sets itself";
                 }
                 if (settings.credentialHeaders().contains(lower)) {

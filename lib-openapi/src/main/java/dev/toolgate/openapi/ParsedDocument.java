@@ -196,7 +196,14 @@ final class ParsedDocument {
 
     /** The unescaped tokens of a JSON pointer in a URI fragment ({@code /components/schemas/A~1B}). */
     static List<String> tokens(String fragment) {
-        String pointer = URLDecoder.decode(fragment.replace("+", "%2B"), StandardCharsets.UTF_8);
+        String pointer;
+        try {
+            pointer = URLDecoder.decode(fragment.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            // a broken percent-escape (%zz, a trailing %) fails this reference, not the whole listing
+            throw new OpenApiDocumentException("", "the reference '#" + shorten(fragment) + "' has a broken "
+                    + "percent-escape");
+        }
         List<String> tokens = new ArrayList<>();
         if (pointer.isEmpty()) {
             return tokens;

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -26,7 +27,13 @@ import tools.jackson.databind.JsonNode;
  */
 record RequestPlan(String method, URI url, Map<String, String> headers, byte[] body, String mediaType) {
 
-    static RequestPlan of(Operation operation, JsonNode arguments) {
+    /**
+     * The request for validated arguments.
+     *
+     * @param credentialQuery the query parameters the source's credentials set: an exploded object's
+     *                        keys name query parameters, and may not name one of these
+     */
+    static RequestPlan of(Operation operation, JsonNode arguments, Set<String> credentialQuery) {
         List<ValidationIssue> issues = new ArrayList<>();
         String path = path(operation, arguments.path("path"), issues);
         StringBuilder query = new StringBuilder();
@@ -37,7 +44,13 @@ record RequestPlan(String method, URI url, Map<String, String> headers, byte[] b
                 continue;
             }
             if (parameter.in().equals("query")) {
-                appendQuery(query, parameter, value);
+                String taken = credentialKey(parameter, value, credentialQuery);
+                if (taken != null) {
+                    issues.add(ValidationIssue.at("/query/" + parameter.name(), "'" + taken + "' is the query parameter "
+                            + "of the source's credential; it cannot be set"));
+                } else {
+                    appendQuery(query, parameter, value);
+                }
             } else if (parameter.in().equals("header")) {
                 String text = simple(parameter, value);
                 if (!headerSafe(text)) {
@@ -177,6 +190,22 @@ record RequestPlan(String method, URI url, Map<String, String> headers, byte[] b
             return String.join(between, parts);
         }
         return encode(scalar(value));
+    }
+
+    /**
+     * The key of an object value that would be sent as a query parameter of its own named like a
+     * credential's (an exploded form, space- or pipe-delimited object), or null.
+     */
+    private static String credentialKey(Operation.Parameter parameter, JsonNode value, Set<String> credentialQuery) {
+        if (parameter.json() || !value.isObject() || !parameter.explode() || parameter.style().equals("deepObject")) {
+            return null;
+        }
+        for (String key : value.propertyNames()) {
+            if (credentialQuery.contains(key)) {
+                return key;
+            }
+        }
+        return null;
     }
 
     private static void appendQuery(StringBuilder query, Operation.Parameter parameter, JsonNode value) {

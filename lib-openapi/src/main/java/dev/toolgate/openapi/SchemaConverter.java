@@ -30,6 +30,12 @@ final class SchemaConverter {
     private static final String COMPONENTS = "#/components/schemas/";
     /** Nodes a single tool's schema may hold, $defs included: a guard against hostile documents. */
     static final int MAX_NODES = 200_000;
+    /**
+     * Deepest nesting of schemas followed, references inlined in place included: a document's own
+     * nesting is bounded by its parser, but a chain of local references is not, and each level costs
+     * stack.
+     */
+    static final int MAX_DEPTH = 256;
 
     private static final Set<String> NAME_MAPS = Set.of("properties", "patternProperties", "$defs", "definitions",
             "dependentSchemas");
@@ -43,6 +49,7 @@ final class SchemaConverter {
     private final Set<String> components = new LinkedHashSet<>();
     private final Deque<String> inlining = new ArrayDeque<>();
     private int nodes;
+    private int depth;
 
     SchemaConverter(ParsedDocument document) {
         this.document = document;
@@ -80,6 +87,19 @@ final class SchemaConverter {
     }
 
     private JsonNode schema(JsonNode node, String where) {
+        if (depth >= MAX_DEPTH) {
+            throw new OpenApiDocumentException(where, "the schema nests more than " + MAX_DEPTH + " levels deep "
+                    + "(through references outside #/components/schemas)");
+        }
+        depth++;
+        try {
+            return convertSchema(node, where);
+        } finally {
+            depth--;
+        }
+    }
+
+    private JsonNode convertSchema(JsonNode node, String where) {
         count(where);
         if (node == null || node.isBoolean()) {
             return node == null ? JsonNodeFactory.instance.objectNode() : node;
@@ -115,7 +135,7 @@ final class SchemaConverter {
             }
             String at = where + "/" + ParsedDocument.escape(key);
             if (DATA.contains(key)) {
-                out.set(key, value.deepCopy());
+                out.set(key, copy(value, at));
             } else if (NAME_MAPS.contains(key) && value.isObject()) {
                 ObjectNode names = out.putObject(key);
                 for (var named : value.properties()) {
@@ -129,9 +149,9 @@ final class SchemaConverter {
                     list.add(schema(element, at + "/" + i++));
                 }
             } else if (value.isObject() || value.isBoolean() && isSubschemaKeyword(key)) {
-                out.set(key, isSubschemaKeyword(key) ? schema(value, at) : value.deepCopy());
+                out.set(key, isSubschemaKeyword(key) ? schema(value, at) : copy(value, at));
             } else {
-                out.set(key, value.deepCopy());
+                out.set(key, copy(value, at));
             }
         }
         if (v30) {
@@ -217,5 +237,22 @@ final class SchemaConverter {
         if (++nodes > MAX_NODES) {
             throw new OpenApiDocumentException(where, "the schema grows beyond " + MAX_NODES + " nodes");
         }
+    }
+
+    /**
+     * A copy of a value taken as it is ({@code enum}, {@code default}, ...), counted node by node before
+     * it is copied: a value reached through many inlined references is copied as many times.
+     */
+    private JsonNode copy(JsonNode value, String where) {
+        Deque<JsonNode> todo = new ArrayDeque<>();
+        todo.push(value);
+        while (!todo.isEmpty()) {
+            JsonNode node = todo.pop();
+            count(where);
+            if (node.isContainer()) {
+                node.forEach(todo::push);
+            }
+        }
+        return value.deepCopy();
     }
 }
