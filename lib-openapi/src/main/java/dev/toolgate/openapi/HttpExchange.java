@@ -298,7 +298,9 @@ final class HttpExchange {
                 }
             }
         }
-        return URI.create(target.getScheme() + "://" + target.getRawAuthority() + target.getRawPath() + query);
+        // the authority without userinfo: a location's credentials are never sent on
+        return URI.create(target.getScheme() + "://" + target.getHost() + (target.getPort() == -1 ? "" : ":" + target.getPort())
+                + target.getRawPath() + query);
     }
 
     /** The path of a URL for messages: never the query, which may hold a credential. */

@@ -10,6 +10,7 @@ import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.Executed;
 import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.StaleProposalException;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.json.Json;
 import dev.toolgate.policy.Mode;
@@ -30,7 +31,6 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -880,30 +880,30 @@ class HostileOpenApiTest {
                     components(doc, "x-other").putObject("Y").putObject("properties").set("x", refTo("#/components/x-other/X"));
                     bodySchema(bad, refTo("#/components/x-other/X"));
                 }),
-                ref("schema at an external https URL", "outside the document",
+                ref("schema at an external https URL", "are not followed",
                         (t, doc, bad) -> bodySchema(bad, refTo("https://evil.example/schema.json"))),
-                ref("schema on the evil server", "outside the document",
+                ref("schema on the evil server", "are not followed",
                         (t, doc, bad) -> bodySchema(bad, refTo(t.evil.url("/schema.json").toString()))),
-                ref("schema on the evil server, with a fragment", "outside the document",
+                ref("schema on the evil server, with a fragment", "are not followed",
                         (t, doc, bad) -> bodySchema(bad, refTo(t.evil.url("/schema.json") + "#/components/schemas/X"))),
-                ref("schema in /etc/passwd", "outside the document",
+                ref("schema in /etc/passwd", "are not followed",
                         (t, doc, bad) -> bodySchema(bad, refTo("file:///etc/passwd"))),
-                ref("schema in a sibling file", "outside the document",
+                ref("schema in a sibling file", "are not followed",
                         (t, doc, bad) -> bodySchema(bad, refTo("../other.yaml"))),
-                ref("schema in a sibling file with a pointer", "outside the document",
+                ref("schema in a sibling file with a pointer", "are not followed",
                         (t, doc, bad) -> bodySchema(bad, refTo("other.yaml#/components/schemas/Pet"))),
-                ref("schema protocol-relative", "outside the document",
+                ref("schema protocol-relative", "are not followed",
                         (t, doc, bad) -> bodySchema(bad, refTo("//evil.example/schema.json"))),
-                ref("component schema that references the evil server", "outside the document", (t, doc, bad) -> {
+                ref("component schema that references the evil server", "are not followed", (t, doc, bad) -> {
                     components(doc, "schemas").putObject("Pet").putObject("properties")
                             .set("owner", refTo(t.evil.url("/owner.json").toString()));
                     bodySchema(bad, refTo("#/components/schemas/Pet"));
                 }),
-                ref("parameter on the evil server", "outside the document",
+                ref("parameter on the evil server", "are not followed",
                         (t, doc, bad) -> bad.putArray("parameters").add(refTo(t.evil.url("/param.yaml").toString()))),
-                ref("request body on the evil server", "outside the document",
+                ref("request body on the evil server", "are not followed",
                         (t, doc, bad) -> bad.set("requestBody", refTo(t.evil.url("/body.json").toString()))),
-                ref("parameter that is a reference chain ending outside", "outside the document", (t, doc, bad) -> {
+                ref("parameter that is a reference chain ending outside", "are not followed", (t, doc, bad) -> {
                     components(doc, "parameters").set("a", refTo(t.evil.url("/param.json").toString()));
                     bad.putArray("parameters").add(refTo("#/components/parameters/a"));
                 }),
@@ -919,7 +919,7 @@ class HostileOpenApiTest {
                         (t, doc, bad) -> bodySchema(bad, refTo("#components"))),
                 ref("a component that does not exist", "points at nothing",
                         (t, doc, bad) -> bodySchema(bad, refTo("#/components/schemas/Missing"))),
-                ref("a reference that is not a string", "outside the document", (t, doc, bad) -> {
+                ref("a reference that is not a string", "not a string", (t, doc, bad) -> {
                     ObjectNode schema = Json.object();
                     schema.putObject("$ref").put("url", t.evil.url("/x.json").toString());
                     bodySchema(bad, schema);
@@ -1008,7 +1008,7 @@ class HostileOpenApiTest {
                 .anySatisfy(s -> assertThat(s).startsWith("/loop: ").contains("reference"))
                 .anySatisfy(s -> assertThat(s).startsWith("/loop2: "))
                 .anySatisfy(s -> assertThat(s).startsWith("/self: "))
-                .anySatisfy(s -> assertThat(s).startsWith("/remote: ").contains("outside the document"));
+                .anySatisfy(s -> assertThat(s).startsWith("/remote: ").contains("are not followed"));
         assertThat(gate.registry().tools()).hasSize(1);
         assertThat(evil.requests()).isEmpty();
     }
@@ -1233,16 +1233,10 @@ class HostileOpenApiTest {
     /**
      * A document that changes between a proposal and its apply: the person approved {@code PUT
      * /api/items/1}, the document now says the operation is {@code DELETE /api/admin/users/{id}} with the
-     * same input schema. Today the gate (lib-core's {@code Applies.storedPayload}) re-validates only the
-     * stored payload against the current schema, not the tool's fingerprint (schema and contract) as it
-     * was when the proposal was made, so the apply sends {@code DELETE /api/admin/users/1}. The source
-     * cannot tell which version of an operation a proposal was made against ({@code describeCall} has no
-     * call id), so the fix belongs in lib-core: record the fingerprint with the proposal and refuse an
-     * apply whose tool's fingerprint changed.
+     * same input schema. At apply the gate asks the source again what the stored payload would do; the
+     * answer is no longer the request the person saw, so the proposal is stale and nothing is sent.
      */
     @Test
-    @Disabled("a lib-core gap, outside lib-openapi: apply does not compare the tool's fingerprint (contract) "
-            + "with the one at propose time; enable once it does")
     void aProposalIsNotAppliedAfterTheDocumentChangedItsMethodAndPath() {
         AtomicReference<String> served = new AtomicReference<>("""
                 openapi: 3.0.3
@@ -1263,7 +1257,8 @@ class HostileOpenApiTest {
         gate.refreshSources();
         assertThat(gate.registry().find(tool("putItem")).orElseThrow().effect()).isEqualTo(Effect.DESTRUCTIVE);
 
-        assertThatThrownBy(() -> gate.apply(ctx(CAROL), proposal.token())).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> gate.apply(ctx(CAROL), proposal.token())).isInstanceOf(StaleProposalException.class)
+                .hasMessageContaining("PUT " + api.url("/api/items/1")).hasMessageContaining("DELETE " + api.url("/api/admin/users/1"));
         assertThat(api.apiRequests()).as("nothing but what was approved may be sent").isEmpty();
     }
 
@@ -1344,7 +1339,8 @@ class HostileOpenApiTest {
             assertThat(s.rawPath()).isEqualTo("/api/items/2");
             assertThat(s.headers()).doesNotContainKey("authorization");
             assertThat(s.headers().get("x-api-key")).containsExactly(HEADER_KEY);
-            assertThat(s.rawQuery()).endsWith("&api_key=" + QUERY_KEY);
+            assertThat(s.rawQuery()).as("the location's own api_key is dropped, the source's sent once")
+                    .isEqualTo("api_key=" + QUERY_KEY);
         });
         assertThat(evil.requests()).isEmpty();
     }
