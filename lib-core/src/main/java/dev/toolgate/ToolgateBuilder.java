@@ -199,7 +199,10 @@ public final class ToolgateBuilder {
         return this;
     }
 
-    /** A setting for a discovered store provider, such as {@code jdbc.url}; see {@link StoreSettings}. */
+    /**
+     * A setting for a discovered store provider, such as {@code jdbc.url}, or for the in-memory store
+     * opened when none is found, such as {@code memory.max-finished-calls}; see {@link StoreSettings}.
+     */
     public ToolgateBuilder storeSetting(String key, String value) {
         storeSettings.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
         return this;
@@ -415,12 +418,14 @@ public final class ToolgateBuilder {
 
     private ToolgateStore openStore(Discovery discovery) {
         if (!discoverComponents) {
-            return new InMemoryStore();
+            return InMemoryStore.builder().settings(StoreSettings.of(storeSettings)).build();
         }
         List<StoreProvider> found = discovery.all(StoreProvider.class);
         if (found.isEmpty()) {
-            LOG.info("No store provider on the classpath: using an in-memory store (single process only)");
-            return new InMemoryStore();
+            InMemoryStore store = InMemoryStore.builder().settings(StoreSettings.of(storeSettings)).build();
+            LOG.info("No store provider on the classpath: using an in-memory store (single process only, for trying"
+                    + " things out; keeps the newest {} finished calls)", store.maxFinishedCalls());
+            return store;
         }
         found.sort(Comparator.comparingInt(StoreProvider::priority).reversed());
         if (found.size() > 1 && found.get(0).priority() == found.get(1).priority()) {

@@ -16,43 +16,157 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
- * Stores everything in this process's memory. Exact under concurrency within one JVM (the budget never
- * admits more than its cap in any window; a proposal is claimed once), but <b>single-process
- * only</b>: several instances of a host each using their own in-memory store would each admit the
- * full budget and could not apply each other's tokens. Records are kept until they are
- * {@linkplain CallStore#purge purged} (the gate's retention does this) or the store is discarded. Use
- * it for tests, demos and single-instance hosts; use {@code toolgate-jdbc} otherwise.
+ * Stores everything in this process's memory: <b>for one process, and for trying things out</b>
+ * (tests, demos, a prototype). Use {@code toolgate-jdbc} (module {@code lib-jdbc}) in production.
+ *
+ * <p><b>One process.</b> Exact under concurrency within one JVM (the budget never admits more than
+ * its cap in any window; a proposal is claimed once), but several instances of a host each using
+ * their own in-memory store would each admit the full budget and could not apply each other's tokens,
+ * and everything is gone when the process stops.
+ *
+ * <p><b>Bounded.</b> Besides what the gate's retention {@linkplain CallStore#purge purges}, the store
+ * keeps its memory bounded by itself, so a busy process cannot run out of heap:
+ * <ul>
+ *   <li>Finished calls (executed, failed, invalid, denied, applied, rejected, expired, superseded)
+ *       beyond {@link Builder#maxFinishedCalls} (default {@value #DEFAULT_MAX_FINISHED_CALLS}) are
+ *       evicted, oldest first by when they finished. Never evicted: pending proposals, calls still
+ *       applying, calls in doubt (interrupted, until resolved or their late outcome arrives), and the
+ *       steps of a run still running or paused (they join the line when the run ends). A proposal
+ *       past its expiry counts once the sweeper marks it expired.</li>
+ *   <li>Finished runs of durable executions beyond {@link Builder#maxFinishedExecutions} (default
+ *       {@value #DEFAULT_MAX_FINISHED_EXECUTIONS}) likewise; running and paused runs never.</li>
+ *   <li>Whenever more than 10,000 session rows (or budget rows) are stored, and twice as
+ *       many as after the last such sweep, those with nothing to keep are dropped: sessions with no
+ *       pending proposal, principals whose every admission is outside the longest window they were
+ *       charged with. Neither changes what the pending cap or the budget admits.</li>
+ * </ul>
+ * Evicting costs O(1) amortised per finished call, plus the O(log n) removal from the newest-first
+ * index its insert paid for. Every index shrinks with the record. An evicted call is gone: find
+ * returns empty, queries skip it, and a finished run whose applied steps were evicted has nothing left
+ * to roll back.
  *
  * <p>Time comes from the {@link Clock} given at construction (the system clock by default).
  */
 public final class InMemoryStore implements ToolgateStore {
 
+    /** Finished calls kept unless configured otherwise. */
+    public static final int DEFAULT_MAX_FINISHED_CALLS = 50_000;
+    /** Finished runs of durable executions kept unless configured otherwise. */
+    public static final int DEFAULT_MAX_FINISHED_EXECUTIONS = 10_000;
+    /** The {@link StoreSettings} key of {@link Builder#maxFinishedCalls}. */
+    public static final String MAX_FINISHED_CALLS = "memory.max-finished-calls";
+    /** The {@link StoreSettings} key of {@link Builder#maxFinishedExecutions}. */
+    public static final String MAX_FINISHED_EXECUTIONS = "memory.max-finished-executions";
+    /** Session or budget rows beyond which the store drops those with nothing to keep. */
+    static final int IDLE_ROWS = 10_000;
+
     private final Calls calls;
     private final Policies policies;
     private final Runs runs;
+    private final int maxFinishedCalls;
+    private final int maxFinishedExecutions;
 
-    /** A store on the system clock. */
+    /** A store on the system clock with the default bounds. */
     public InMemoryStore() {
-        this(Clock.systemUTC());
+        this(builder());
     }
 
-    /** A store on {@code clock}; tests pass a controllable clock. */
+    /** A store on {@code clock} with the default bounds; tests pass a controllable clock. */
     public InMemoryStore(Clock clock) {
-        this.runs = new Runs(Objects.requireNonNull(clock, "clock"));
-        this.calls = new Calls(clock, runs);
+        this(builder().clock(clock));
+    }
+
+    private InMemoryStore(Builder builder) {
+        Clock clock = builder.clock;
+        this.maxFinishedCalls = builder.maxFinishedCalls;
+        this.maxFinishedExecutions = builder.maxFinishedExecutions;
+        this.runs = new Runs(clock, maxFinishedExecutions);
+        this.calls = new Calls(clock, runs, maxFinishedCalls);
         this.runs.calls = calls;
         this.policies = new Policies(clock);
+    }
+
+    /** A builder: the system clock and the default bounds until set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Configures an {@link InMemoryStore}. Not thread-safe. */
+    public static final class Builder {
+
+        private Clock clock = Clock.systemUTC();
+        private int maxFinishedCalls = DEFAULT_MAX_FINISHED_CALLS;
+        private int maxFinishedExecutions = DEFAULT_MAX_FINISHED_EXECUTIONS;
+
+        private Builder() {
+        }
+
+        /** The clock every timestamp and expiry check uses. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How many finished calls are kept; older ones are evicted (default
+         * {@value InMemoryStore#DEFAULT_MAX_FINISHED_CALLS}).
+         */
+        public Builder maxFinishedCalls(int max) {
+            this.maxFinishedCalls = positive(max, "maxFinishedCalls");
+            return this;
+        }
+
+        /**
+         * How many finished runs of durable executions are kept; older ones are evicted (default
+         * {@value InMemoryStore#DEFAULT_MAX_FINISHED_EXECUTIONS}).
+         */
+        public Builder maxFinishedExecutions(int max) {
+            this.maxFinishedExecutions = positive(max, "maxFinishedExecutions");
+            return this;
+        }
+
+        /**
+         * The bounds set in {@code settings}, if any: {@value InMemoryStore#MAX_FINISHED_CALLS} and
+         * {@value InMemoryStore#MAX_FINISHED_EXECUTIONS} (also read from {@code -Dtoolgate.<key>} or
+         * {@code TOOLGATE_<KEY>}, see {@link StoreSettings}).
+         */
+        public Builder settings(StoreSettings settings) {
+            Objects.requireNonNull(settings, "settings");
+            maxFinishedCalls(settings.getInt(MAX_FINISHED_CALLS, maxFinishedCalls));
+            maxFinishedExecutions(settings.getInt(MAX_FINISHED_EXECUTIONS, maxFinishedExecutions));
+            return this;
+        }
+
+        /** The store. */
+        public InMemoryStore build() {
+            return new InMemoryStore(this);
+        }
+
+        private static int positive(int max, String name) {
+            if (max < 1) {
+                throw new IllegalArgumentException(name + " must be at least 1, got " + max);
+            }
+            return max;
+        }
     }
 
     @Override
@@ -80,6 +194,101 @@ public final class InMemoryStore implements ToolgateStore {
         return "InMemoryStore";
     }
 
+    /** How many finished calls this store keeps. */
+    public int maxFinishedCalls() {
+        return maxFinishedCalls;
+    }
+
+    /** How many finished runs this store keeps. */
+    public int maxFinishedExecutions() {
+        return maxFinishedExecutions;
+    }
+
+    /** What the store holds now, map by map, for tests of its bounds. */
+    Sizes sizes() {
+        return new Sizes(calls.records.size(), calls.finished.size(), calls.parkedSteps(), calls.order.size(),
+                calls.steps.size(), calls.reverts.size(), calls.applying.size(), calls.sessions.size(),
+                calls.ledgers.size(), runs.runs.size(), runs.finished.size());
+    }
+
+    /**
+     * The sizes of the store's maps.
+     *
+     * @param calls         call records
+     * @param finishedLine  ids in the eviction line of finished calls (at most the cap)
+     * @param parkedSteps   finished steps of running or paused runs, out of the line until their run ends
+     * @param newestFirst   the newest-first index of calls
+     * @param stepIndex     the (run, step) index
+     * @param revertIndex   the reverted-call index
+     * @param applying      ids of calls applying
+     * @param sessions      session rows
+     * @param ledgers       budget rows
+     * @param executions    runs
+     * @param finishedRuns  ids in the eviction line of finished runs (at most the cap)
+     */
+    record Sizes(int calls, int finishedLine, int parkedSteps, int newestFirst, int stepIndex, int revertIndex,
+                 int applying, int sessions, int ledgers, int executions, int finishedRuns) {
+    }
+
+    /**
+     * Ids in the order their records finished, at most {@code max}: adding one more hands the oldest
+     * to the evictor. Lock-free; O(1) amortised per id.
+     */
+    private static final class FinishedLine {
+        private final int max;
+        private final ConcurrentLinkedQueue<String> ids = new ConcurrentLinkedQueue<>();
+        /** Ids added and counted minus ids taken; never more than the queue holds. */
+        private final AtomicInteger size = new AtomicInteger();
+
+        FinishedLine(int max) {
+            this.max = max;
+        }
+
+        void add(String id, Consumer<String> evict) {
+            ids.add(id);
+            size.incrementAndGet();
+            while (true) {
+                int n = size.get();
+                if (n <= max) {
+                    return;
+                }
+                if (size.compareAndSet(n, n - 1)) { // this thread takes exactly one id out
+                    String oldest = ids.poll();
+                    if (oldest != null) {
+                        evict.accept(oldest);
+                    }
+                }
+            }
+        }
+
+        int size() {
+            return size.get();
+        }
+    }
+
+    /**
+     * When to sweep a map of per-client rows for rows with nothing to keep: once it holds more than
+     * {@link #IDLE_ROWS} and twice what the last sweep left, so sweeping costs O(1) amortised per row
+     * added. One sweep at a time.
+     */
+    private static final class IdleSweep {
+        private final AtomicBoolean sweeping = new AtomicBoolean();
+        private volatile int sweepAbove = IDLE_ROWS;
+
+        /** Runs {@code sweep} (which returns the rows left) if {@code size} calls for it. */
+        void check(int size, IntSupplier sweep) {
+            if (size <= sweepAbove || !sweeping.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                int left = sweep.getAsInt();
+                sweepAbove = Math.max(IDLE_ROWS, left > Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE : 2 * left);
+            } finally {
+                sweeping.set(false);
+            }
+        }
+    }
+
     /**
      * Admission timestamps of one principal, guarded by its own monitor. A purged ledger is
      * {@linkplain #retired retired} under that monitor, so an admission that found it before it left the
@@ -87,10 +296,15 @@ public final class InMemoryStore implements ToolgateStore {
      */
     private static final class Ledger {
         private final Deque<Instant> admitted = new ArrayDeque<>();
+        /** The longest window this principal was charged with. */
+        private Duration window = Duration.ZERO;
         private boolean retired;
 
         /** Admits one call at {@code now} or throws; caller holds this ledger's monitor. */
         void admit(BudgetCharge charge, Instant now) {
+            if (charge.limit().window().compareTo(window) > 0) {
+                window = charge.limit().window();
+            }
             Instant windowStart = now.minus(charge.limit().window());
             while (!admitted.isEmpty() && !admitted.peekFirst().isAfter(windowStart)) {
                 admitted.removeFirst();
@@ -106,6 +320,14 @@ public final class InMemoryStore implements ToolgateStore {
         /** Caller holds the monitor. */
         boolean idleBefore(Instant cutoff) {
             return admitted.isEmpty() || admitted.peekLast().isBefore(cutoff);
+        }
+
+        /**
+         * Whether every admission is outside the longest window charged (as {@link #admit} would find
+         * it), so dropping this ledger changes nothing any charge admits. Caller holds the monitor.
+         */
+        boolean spent(Instant now) {
+            return admitted.isEmpty() || !admitted.peekLast().plus(window).isAfter(now);
         }
     }
 
@@ -123,6 +345,13 @@ public final class InMemoryStore implements ToolgateStore {
         private static final Set<CallStatus> RECORDABLE = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
                 CallStatus.DENIED);
         private static final Set<CallStatus> CLOSED = Set.of(CallStatus.REJECTED, CallStatus.EXPIRED, CallStatus.SUPERSEDED);
+        /**
+         * What the cap may evict: every status a call never leaves (an applied call may still be marked
+         * reverted). Not proposed, applying, or interrupted (in doubt: an operator or a late outcome
+         * settles it).
+         */
+        private static final Set<CallStatus> EVICTABLE = EnumSet.complementOf(
+                EnumSet.of(CallStatus.PROPOSED, CallStatus.APPLYING, CallStatus.INTERRUPTED));
 
         private final Clock clock;
         private final Map<String, CallRecord> records = new ConcurrentHashMap<>();
@@ -136,11 +365,81 @@ public final class InMemoryStore implements ToolgateStore {
         private final Map<String, String> steps = new ConcurrentHashMap<>();
         /** The revert of each reverted call, by the reverted call's id: a call is reverted once. */
         private final Map<String, String> reverts = new ConcurrentHashMap<>();
+        /** Ids of evictable calls, in the order they became so; the oldest leave beyond the cap. */
+        private final FinishedLine finished;
+        /**
+         * Finished steps the line handed out while their run was running or paused, by run id: kept
+         * until the run ends, then back in the line. Guarded by its own monitor, under which a run's
+         * activity is checked, so a step never parks after its run's steps were released.
+         */
+        private final Map<String, List<String>> parked = new HashMap<>();
+        private final IdleSweep sessionSweep = new IdleSweep();
+        private final IdleSweep ledgerSweep = new IdleSweep();
         private final Runs runs;
 
-        Calls(Clock clock, Runs runs) {
+        Calls(Clock clock, Runs runs, int maxFinished) {
             this.clock = clock;
             this.runs = runs;
+            this.finished = new FinishedLine(maxFinished);
+        }
+
+        /** A call has reached a status it never leaves: it joins the line, and the oldest beyond the cap leave. */
+        private void finished(String id) {
+            finished.add(id, this::evict);
+        }
+
+        private void evict(String id) {
+            CallRecord r = records.get(id);
+            if (r == null) {
+                return; // purged meanwhile
+            }
+            if (r.executionId() != null) {
+                synchronized (parked) {
+                    if (runs.active(r.executionId())) {
+                        parked.computeIfAbsent(r.executionId(), k -> new ArrayList<>()).add(id);
+                        return;
+                    }
+                }
+            }
+            CallRecord[] removed = {null};
+            records.computeIfPresent(id, (key, current) -> {
+                if (!EVICTABLE.contains(current.status())) {
+                    return current;
+                }
+                removed[0] = current;
+                return null;
+            });
+            if (removed[0] != null) {
+                forgetIndexes(removed[0]);
+            }
+        }
+
+        /** Removes a removed record from every index. */
+        private void forgetIndexes(CallRecord r) {
+            order.remove(orderKey(r));
+            if (r.executionId() != null) {
+                steps.remove(stepKey(r.executionId(), r.stepSeq()), r.id());
+            }
+            if (r.reverts() != null) {
+                reverts.remove(r.reverts(), r.id());
+            }
+        }
+
+        /** A run stopped running or paused (its status changed before this call): its parked steps rejoin the line. */
+        void runEnded(String executionId) {
+            List<String> ids;
+            synchronized (parked) {
+                ids = parked.remove(executionId);
+            }
+            if (ids != null) {
+                ids.forEach(this::finished);
+            }
+        }
+
+        int parkedSteps() {
+            synchronized (parked) {
+                return parked.values().stream().mapToInt(List::size).sum();
+            }
         }
 
         @Override
@@ -150,7 +449,8 @@ public final class InMemoryStore implements ToolgateStore {
 
         @Override
         public Instant admit(BudgetCharge charge) {
-            while (true) {
+            Instant admitted = null;
+            while (admitted == null) {
                 Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
                 synchronized (ledger) {
                     if (ledger.retired) {
@@ -159,9 +459,11 @@ public final class InMemoryStore implements ToolgateStore {
                     // read the clock under the ledger's monitor so admissions enter the ledger in time order
                     Instant now = now();
                     ledger.admit(charge, now);
-                    return now;
+                    admitted = now;
                 }
             }
+            ledgerSweep.check(ledgers.size(), this::dropSpentLedgers);
+            return admitted;
         }
 
         @Override
@@ -173,6 +475,7 @@ public final class InMemoryStore implements ToolgateStore {
             CallRecord stored = call.toBuilder().createdAt(call.createdAt() == null ? now : call.createdAt())
                     .completedAt(now).build();
             insert(stored);
+            finished(stored.id());
             return stored;
         }
 
@@ -235,6 +538,9 @@ public final class InMemoryStore implements ToolgateStore {
                         .error(completion.error()).durationMillis(completion.durationMillis()).completedAt(now).build();
             });
             applying.remove(id);
+            if (done[0]) {
+                finished(id);
+            }
             return done[0];
         }
 
@@ -273,6 +579,9 @@ public final class InMemoryStore implements ToolgateStore {
                 done[0] = true;
                 return r.toBuilder().status(resolution.outcome()).error(resolution.describe()).completedAt(now).build();
             });
+            if (done[0]) {
+                finished(id);
+            }
             return done[0];
         }
 
@@ -282,7 +591,8 @@ public final class InMemoryStore implements ToolgateStore {
                 throw new IllegalArgumentException("propose takes a PROPOSED record with its payload and token digest");
             }
             String sessionId = proposal.sessionId();
-            while (true) {
+            ProposeResult result = null;
+            while (result == null) {
                 Session session = sessionId == null ? null : sessions.computeIfAbsent(sessionId, k -> new Session());
                 synchronized (session == null ? new Object() : session) {
                     if (session != null && session.retired) {
@@ -292,7 +602,8 @@ public final class InMemoryStore implements ToolgateStore {
                     if (session != null) {
                         forgetClosed(session, now);
                         if (session.pending.size() >= maxPendingPerSession) {
-                            return new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null);
+                            result = new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null);
+                            continue;
                         }
                     }
                     CallRecord stored = proposal.toBuilder().createdAt(proposal.createdAt() == null ? now : proposal.createdAt())
@@ -302,9 +613,15 @@ public final class InMemoryStore implements ToolgateStore {
                         session.pending.add(stored.id());
                         session.lastProposedAt = stored.createdAt();
                     }
-                    return new ProposeResult(ProposeResult.Status.PROPOSED, stored);
+                    result = new ProposeResult(ProposeResult.Status.PROPOSED, stored);
                 }
             }
+            // sessions with nothing pending are dropped in sweeps, outside any session's monitor
+            sessionSweep.check(sessions.size(), () -> {
+                purgeSessions(Instant.MAX, Integer.MAX_VALUE);
+                return sessions.size();
+            });
+            return result;
         }
 
         @Override
@@ -315,14 +632,17 @@ public final class InMemoryStore implements ToolgateStore {
             if (charge == null) {
                 return claimRecord(id, claim, null);
             }
-            while (true) {
+            ClaimResult result = null;
+            while (result == null) {
                 Ledger ledger = ledgers.computeIfAbsent(charge.principalKey(), k -> new Ledger());
                 synchronized (ledger) {
                     if (!ledger.retired) {
-                        return claimRecord(id, claim, at -> ledger.admit(charge, at));
+                        result = claimRecord(id, claim, at -> ledger.admit(charge, at));
                     }
                 }
             }
+            ledgerSweep.check(ledgers.size(), this::dropSpentLedgers);
+            return result;
         }
 
         private ClaimResult claimRecord(String id, Claim claim, java.util.function.Consumer<Instant> admit) {
@@ -363,6 +683,9 @@ public final class InMemoryStore implements ToolgateStore {
                 return r.toBuilder().status(closure.status()).decidedBy(closure.decidedBy())
                         .decisionReason(closure.reason()).supersededBy(closure.supersededBy()).completedAt(now).build();
             });
+            if (done[0]) {
+                finished(id);
+            }
             return done[0];
         }
 
@@ -417,6 +740,7 @@ public final class InMemoryStore implements ToolgateStore {
                 });
                 if (done[0]) {
                     expired++;
+                    finished(id);
                 }
             }
             return expired;
@@ -447,13 +771,7 @@ public final class InMemoryStore implements ToolgateStore {
             int purged = 0;
             for (CallRecord r : due) {
                 if (records.remove(r.id(), r)) { // unchanged since read: a late outcome keeps its row
-                    order.remove(orderKey(r));
-                    if (r.executionId() != null) {
-                        steps.remove(stepKey(r.executionId(), r.stepSeq()), r.id());
-                    }
-                    if (r.reverts() != null) {
-                        reverts.remove(r.reverts(), r.id());
-                    }
+                    forgetIndexes(r); // its id may stay in the line of finished calls: skipped when it comes up
                     purged++;
                 }
             }
@@ -478,6 +796,21 @@ public final class InMemoryStore implements ToolgateStore {
                 }
             }
             return purged;
+        }
+
+        /** Drops every ledger with no admission inside its window; the ledgers left. */
+        private int dropSpentLedgers() {
+            Instant now = now();
+            for (Map.Entry<String, Ledger> entry : ledgers.entrySet()) {
+                Ledger ledger = entry.getValue();
+                synchronized (ledger) {
+                    if (ledger.spent(now)) {
+                        ledger.retired = true;
+                        ledgers.remove(entry.getKey(), ledger);
+                    }
+                }
+            }
+            return ledgers.size();
         }
 
         private int purgeLedgers(Instant before, int limit) {
@@ -527,10 +860,17 @@ public final class InMemoryStore implements ToolgateStore {
 
         private final Clock clock;
         private final Map<String, ExecutionRecord> runs = new ConcurrentHashMap<>();
+        /** Ids of finished runs, in the order they finished; the oldest leave beyond the cap. */
+        private final FinishedLine finished;
         private Calls calls;
 
-        Runs(Clock clock) {
+        Runs(Clock clock, int maxFinished) {
             this.clock = clock;
+            this.finished = new FinishedLine(maxFinished);
+        }
+
+        private void evict(String id) {
+            runs.computeIfPresent(id, (key, run) -> ACTIVE.contains(run.status()) ? run : null);
         }
 
         boolean active(String id) {
@@ -566,14 +906,21 @@ public final class InMemoryStore implements ToolgateStore {
         /** Applies {@code change} to the run if {@code guard} holds, atomically; the changed run, or null. */
         private ExecutionRecord change(String id, java.util.function.Predicate<ExecutionRecord> guard,
                                        java.util.function.UnaryOperator<ExecutionRecord> change) {
+            ExecutionRecord[] before = {null};
             ExecutionRecord[] after = {null};
             runs.computeIfPresent(id, (key, run) -> {
                 if (!guard.test(run)) {
                     return run;
                 }
+                before[0] = run;
                 after[0] = change.apply(run);
                 return after[0];
             });
+            if (after[0] != null && ACTIVE.contains(before[0].status()) && !ACTIVE.contains(after[0].status())) {
+                // the run ended: its steps may go now, and it joins the line of finished runs
+                calls.runEnded(id);
+                finished.add(id, this::evict);
+            }
             return after[0];
         }
 
