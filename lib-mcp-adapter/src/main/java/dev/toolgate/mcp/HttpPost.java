@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,7 +102,8 @@ final class HttpPost {
 
     private void route(HttpExchange exchange, Principal principal, HttpSession session, JsonRpc.Checked checked,
                        McpSchema.JSONRPCMessage message) throws IOException {
-        McpTransportContext context = McpTransportContext.create(Map.of(ToolBridge.PRINCIPAL_KEY, principal));
+        McpTransportContext context = McpTransportContext.create(
+                Map.of(ToolBridge.PRINCIPAL_KEY, principal, ToolBridge.ERROR_LOGGED_KEY, new AtomicBoolean()));
         switch (checked.kind()) {
             case REQUEST -> {
                 // a client that disconnects does not cancel its request (the spec's rule), so the

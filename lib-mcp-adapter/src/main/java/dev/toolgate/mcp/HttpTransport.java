@@ -31,10 +31,11 @@ import reactor.core.publisher.Mono;
  *
  * <p>Every request passes, in order: the endpoint path (404), the {@code Origin} check (403), the
  * bearer token (401 with {@code WWW-Authenticate}), the method (405), then the verb's own checks
- * ({@link HttpChecks}). This class owns the lifecycle, the dispatch by verb and the edge where
- * anything thrown while serving a request is caught. Limits: a bounded pool of workers under a read
+ * ({@link HttpChecks}). This class owns the lifecycle and the dispatch by verb; {@link HttpEdge}
+ * catches whatever is thrown while serving a request. Limits: a bounded pool of workers under a read
  * timeout ({@link HttpWorkers}, {@link HttpWatchdog}), sessions capped per principal and in total
- * ({@link HttpSessions}).
+ * ({@link HttpSessions}). TCP_NODELAY, without which every call on a kept-alive connection waits
+ * about 40 ms: {@link HttpNoDelay}.
  */
 final class HttpTransport implements McpStreamableServerTransportProvider {
 
@@ -73,6 +74,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
     // ------------------------------------------------------------------------------------ lifecycle
 
     void start(InetSocketAddress address) throws IOException {
+        HttpNoDelay.report();
         server = HttpServer.create(address, 0);
         String name = THREAD_PREFIX + "%s-" + server.getAddress().getPort();
         watchdog = new HttpWatchdog(settings.readTimeout(), daemon(String.format(name, "watchdog")));
@@ -85,7 +87,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
         get = new HttpGet(checks, responses, writers, watchdog, settings.readTimeout());
         delete = new HttpDelete(checks, sessions);
         server.setExecutor(workers);
-        server.createContext("/", this::handle);
+        server.createContext("/", new HttpEdge(responses, this::dispatch));
         housekeeping = Executors.newSingleThreadScheduledExecutor(daemon(String.format(name, "sessions")));
         long every = Math.max(1, settings.keepAliveInterval().toMillis());
         housekeeping.scheduleWithFixedDelay(() -> sessions.housekeeping(settings.sessionIdleTimeout()), every, every,
@@ -179,33 +181,6 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
     }
 
     // ------------------------------------------------------------------------------------ dispatch
-
-    /**
-     * The edge: whatever is thrown while serving one request stays here. An {@link IOException}
-     * means the client is gone (or was cut off by the read timeout); anything else, an
-     * {@link Error} included, is logged once and answered 500 if the response has not started.
-     *
-     * <p>A connection that cannot go on is handed back to the JDK server as an {@link IOException}
-     * rather than closed here: the server then closes it and forgets it. Closing the exchange
-     * instead closes the socket but leaves the connection in the server's own bookkeeping, about
-     * 100 bytes plus an 8 KiB read buffer per aborted request, for as long as the server runs.
-     */
-    private void handle(HttpExchange exchange) throws IOException {
-        try {
-            dispatch(exchange);
-        } catch (IOException e) {
-            LOG.debug("MCP HTTP client went away: {}", e.toString());
-            throw e;
-        } catch (Throwable e) {
-            LOG.error("MCP HTTP request failed", e);
-            try {
-                responses.sendError(exchange, 500, null, JsonRpc.INTERNAL_ERROR, "Internal error");
-            } catch (Throwable again) {
-                // the response had started, or the connection is gone: nothing more to tell the client
-                throw new IOException("the request failed after its response started", e);
-            }
-        }
-    }
 
     private void dispatch(HttpExchange exchange) throws IOException {
         if (HttpWorkers.overloaded()) {

@@ -48,6 +48,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -80,6 +81,9 @@ final class ToolBridge {
 
     /** Where a transport puts the request's principal in the {@link McpTransportContext}. */
     static final String PRINCIPAL_KEY = "dev.toolgate.principal";
+
+    /** Where a transport may put a fresh {@link AtomicBoolean} per request: an Error listing tools is then logged once. */
+    static final String ERROR_LOGGED_KEY = "dev.toolgate.errorLogged";
 
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
     };
@@ -144,7 +148,16 @@ final class ToolBridge {
      * offloaded predicate exposes in the SDK's {@code tools/list}.
      */
     McpAsyncListFilter<McpSchema.Tool> filter() {
-        return (context, tool) -> Mono.fromCallable(() -> isVisible(context, tool));
+        return (context, tool) -> Mono.fromCallable(() -> {
+            try {
+                return isVisible(context, tool);
+            } catch (Error e) {
+                // the SDK asks about every tool even after one failed: log the first of a request only
+                boolean first = !(context.get(ERROR_LOGGED_KEY) instanceof AtomicBoolean logged)
+                        || logged.compareAndSet(false, true);
+                throw internalError(first, "MCP tools/list failed with an error (at tool " + tool.name() + ")", e);
+            }
+        });
     }
 
     private boolean isVisible(McpTransportContext context, McpSchema.Tool tool) {
@@ -358,10 +371,7 @@ final class ToolBridge {
             LOG.error("MCP call of {} failed", name, e);
             throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
         } catch (Error e) {
-            // answered here, once: Reactor rethrows fatal errors (StackOverflowError, OutOfMemoryError,
-            // LinkageError) on its thread instead of signalling them, and the request would never end
-            LOG.error("MCP call of {} failed with an error", name, e);
-            throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
+            throw internalError(true, "MCP call of " + name + " failed with an error", e);
         }
     }
 
@@ -531,6 +541,19 @@ final class ToolBridge {
                 .addTextContent(Json.write(json))
                 .isError(isError)
                 .build();
+    }
+
+    /**
+     * An {@link Error} from the host's code (a tool, the resolver), logged here, once, and answered
+     * -32603. It must not reach Reactor: Reactor rethrows fatal errors ({@link StackOverflowError},
+     * {@link OutOfMemoryError}, {@link LinkageError}) on its thread instead of signalling them, logging
+     * each time, and a request whose handler runs on another thread would then never be answered.
+     */
+    private static McpError internalError(boolean log, String what, Error e) {
+        if (log) {
+            LOG.error(what, e);
+        }
+        return McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
     }
 
     /** The error for a missing or hidden tool: exactly what the SDK answers for a name it does not know. */

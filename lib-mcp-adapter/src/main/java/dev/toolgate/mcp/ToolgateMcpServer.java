@@ -90,11 +90,25 @@ import org.slf4j.LoggerFactory;
  *       {@code Retry-After}</td></tr>
  * </table>
  *
+ * <p>TCP_NODELAY (Streamable HTTP): without it, JDK 17's HTTP server makes every call after the first
+ * on a kept-alive connection wait about 40 ms (it writes headers and body separately, and Nagle's
+ * algorithm waits for the client's delayed ACK). The JDK turns it on only through the system property
+ * {@code sun.net.httpserver.nodelay}, which it reads once per JVM, when its first HTTP server is
+ * created; this class sets the property to {@code true} when it is first used, unless the host set it
+ * (the host's value stands). Limitation: if a JDK {@code HttpServer} was created in the JVM before this
+ * class was first used, the JDK has read the property already, and the first HTTP server start logs
+ * one warning; then start the JVM with {@code -Dsun.net.httpserver.nodelay=true}, or use this class
+ * before creating any other JDK HTTP server.
+ *
  * <p>The server does not own the {@link Toolgate}: {@link #close()} stops serving, the host closes the gate.
  */
 public final class ToolgateMcpServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+
+    static {
+        HttpNoDelay.ensure(); // as early as Toolgate's code runs: before the JDK reads sun.net.httpserver.nodelay
+    }
 
     /** The default name of the apply tool. */
     public static final String APPLY_TOOL = "toolgate.apply";
