@@ -47,11 +47,13 @@ public final class DemoHost {
 
     private final PrintStream out;
     private final Toolgate gate;
+    private final StatusPageApi statusPage;
     private final String session = "demo-" + UUID.randomUUID().toString().substring(0, 8);
 
-    private DemoHost(PrintStream out, Toolgate gate) {
+    private DemoHost(PrintStream out, Toolgate gate, StatusPageApi statusPage) {
         this.out = out;
         this.gate = gate;
+        this.statusPage = statusPage;
     }
 
     public static void main(String[] args) {
@@ -60,10 +62,12 @@ public final class DemoHost {
 
     /** Runs the demo, printing to {@code out}. */
     public static void run(String[] args, PrintStream out) {
-        try (Toolgate gate = SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args)).build()) {
+        // the status page API the OpenAPI source calls: started first, stopped after the gate is closed
+        try (StatusPageApi statusPage = StatusPageApi.start();
+             Toolgate gate = SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args), statusPage).build()) {
             gate.registry().register(Codemode.tools(gate)); // its program was found through ServiceLoader
             GroundingTour.register(gate);
-            new DemoHost(out, gate).tour();
+            new DemoHost(out, gate, statusPage).tour();
         }
     }
 
@@ -88,11 +92,12 @@ public final class DemoHost {
 
     private void whoSeesWhat() {
         heading("1. Which tools each principal is offered, and why the others are hidden");
+        int width = gate.registry().tools().stream().mapToInt(tool -> tool.name().length()).max().orElse(1);
         for (Principal principal : DemoPrincipals.all()) {
             out.printf("%s %s%n", principal.key(), principal.accessRules());
             for (RegisteredTool tool : gate.registry().tools()) {
                 AccessDecision decision = gate.resolver().decide(principal, tool);
-                out.printf("   %s %-22s %s%n", decision.allowed() ? "sees  " : "hidden", tool.name(),
+                out.printf("   %s %-" + width + "s %s%n", decision.allowed() ? "sees  " : "hidden", tool.name(),
                         decision.allowed() ? tool.effect().wireName() : "(" + reason(decision) + ")");
             }
         }
@@ -230,8 +235,9 @@ public final class DemoHost {
     }
 
     private void sources() {
-        heading("9. Tool sources: a database behind the gate, one that cannot be reached, and the actions guide");
-        new SourcesTour(gate, out, this::as).run();
+        heading("9. Tool sources: a database behind the gate, one that cannot be reached, an HTTP API from its OpenAPI "
+                + "document, and the actions guide");
+        new SourcesTour(gate, out, this::as, statusPage).run();
     }
 
     private void grounding() {
@@ -242,8 +248,9 @@ public final class DemoHost {
     private void auditTrail() {
         heading("11. The audit trail of this session (arguments are only hashed; results redacted and capped)");
         List<CallRecord> records = gate.findCalls(CallQuery.latest(100).session(session));
+        int width = records.stream().mapToInt(r -> r.toolName().length()).max().orElse(1);
         for (CallRecord r : reversed(records)) {
-            out.printf("  %-19s %-10s %-20s by %-13s mode %-16s args %s...%s%n", r.createdAt().toString().substring(0, 19),
+            out.printf("  %-19s %-10s %-" + width + "s by %-13s mode %-16s args %s...%s%n", r.createdAt().toString().substring(0, 19),
                     r.status().wireName(), r.toolName(), r.principal(), r.mode().wireName(), r.argumentsHash().substring(0, 12),
                     r.appliedBy() == null ? "" : "  applied by " + r.appliedBy());
         }

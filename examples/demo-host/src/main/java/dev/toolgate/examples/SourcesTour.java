@@ -7,37 +7,47 @@ import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Executed;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.jdbc.source.DatabaseSource;
+import dev.toolgate.openapi.OpenApiSource;
+import dev.toolgate.source.SecretResolver;
 import dev.toolgate.source.SourceStatus;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.function.Function;
 import org.h2.jdbcx.JdbcDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The demo's tool-source section: two databases put behind the gate as tool sources. {@code db:oncall}
- * is an embedded H2 database with the on-call rota; {@code db:warehouse} points at a PostgreSQL that
- * is not there, to show how an unreachable source is reported without holding up the rest. bob reads
- * the rota through the read-only query tool, a write he slips in is refused before it reaches the
- * database, and carol's model is handed the actions guide.
+ * The demo's tool-source section: two databases and an HTTP API put behind the gate as tool sources.
+ * {@code db:oncall} is an embedded H2 database with the on-call rota; {@code db:warehouse} points at a
+ * PostgreSQL that is not there, to show how an unreachable source is reported without holding up the
+ * rest; {@code openapi:statuspage} is the status page API of {@link StatusPageApi}, one tool per
+ * operation of its OpenAPI document ({@link StatusPageTour}). bob reads the rota through the read-only
+ * query tool, a write he slips in is refused before it reaches the database, and carol's model is
+ * handed the actions guide.
  */
 final class SourcesTour {
 
     private final Toolgate gate;
     private final PrintStream out;
     private final Function<Principal, CallContext> as;
+    private final StatusPageApi statusPage;
 
-    SourcesTour(Toolgate gate, PrintStream out, Function<Principal, CallContext> as) {
+    SourcesTour(Toolgate gate, PrintStream out, Function<Principal, CallContext> as, StatusPageApi statusPage) {
         this.gate = gate;
         this.out = out;
         this.as = as;
+        this.statusPage = statusPage;
     }
 
-    /** Adds the two database sources to {@code builder}. */
-    static ToolgateBuilder addSources(ToolgateBuilder builder) {
+    /**
+     * Adds the two database sources and the status page API (its document and its base URL at
+     * {@code statusPage}, its token from the gate's SecretResolver) to {@code builder}.
+     */
+    static ToolgateBuilder addSources(ToolgateBuilder builder, StatusPageApi statusPage) {
         JdbcDataSource oncall = new JdbcDataSource();
         oncall.setURL("jdbc:h2:mem:oncall;DB_CLOSE_DELAY=-1");
         try (Connection c = oncall.getConnection(); Statement s = c.createStatement()) {
@@ -56,7 +66,17 @@ final class SourcesTour {
                 .source(DatabaseSource.builder("oncall", oncall).displayName("On-call rota").requires("catalog.system.read")
                         .maxRows(20).build())
                 .source(DatabaseSource.builder("warehouse", absent).displayName("Data warehouse")
-                        .requires("catalog.system.read").build());
+                        .requires("catalog.system.read").build())
+                .source(OpenApiSource.builder("statuspage").displayName("Status page")
+                        .documentUrl(statusPage.documentUrl())
+                        .server(statusPage.baseUrl()) // the only base URL requests go to; the document's servers are ignored
+                        .bearerSecret("statuspage-token")
+                        .requires("incident.incident.read") // bob and carol read the status page,
+                        .requiresFor("postStatusUpdate", "incident.incident.manage") // only carol changes it
+                        .requiresFor("deleteMaintenanceWindow", "incident.incident.manage")
+                        .build())
+                // the databases need no secret; the API's token comes from the host's vault (here, a map)
+                .secrets(SecretResolver.of(Map.of("statuspage-token", statusPage.token())));
     }
 
     void run() {
@@ -86,9 +106,23 @@ final class SourcesTour {
         } catch (dev.toolgate.gate.UnknownToolException e) {
             out.println("bob calls db:warehouse.query -> unknown tool (the source never listed its tools)");
         }
+        new StatusPageTour(gate, out, as, statusPage).run();
         out.println("the actions guide carol's model is given (an excerpt):");
         String guide = gate.guide(as.apply(DemoPrincipals.CAROL));
-        int from = guide.indexOf("## db:oncall");
-        guide.substring(from < 0 ? 0 : from).lines().limit(12).forEach(line -> out.println("  | " + line));
+        section(guide, "## db:oncall").lines().limit(12).forEach(line -> out.println("  | " + line));
+        out.println("  | ...");
+        section(guide, "## " + StatusPageTour.SOURCE).lines() // without the descriptions
+                .filter(line -> line.startsWith("#") || line.startsWith("- ") || line.startsWith("Calls "))
+                .forEach(line -> out.println("  | " + line));
+    }
+
+    /** The section of {@code guide} under {@code heading}, up to the next section. */
+    private static String section(String guide, String heading) {
+        int from = guide.indexOf(heading);
+        if (from < 0) {
+            return "(no section " + heading + ")";
+        }
+        int to = guide.indexOf("\n## ", from + heading.length());
+        return guide.substring(from, to < 0 ? guide.length() : to).strip();
     }
 }

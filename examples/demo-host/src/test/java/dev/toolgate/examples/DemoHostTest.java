@@ -1,6 +1,7 @@
 package dev.toolgate.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.spi.InMemoryStore;
@@ -9,7 +10,11 @@ import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolDescriptor;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class DemoHostTest {
@@ -35,7 +40,7 @@ class DemoHostTest {
         String out = bytes.toString(StandardCharsets.UTF_8);
 
         assertThat(out)
-                .contains("hidden incident.create        (missing incident.incident.manage)")
+                .containsPattern("hidden incident\\.create +\\(missing incident\\.incident\\.manage\\)")
                 .contains("service principals never drive tools")
                 .contains("\"additionalProperties\" : false")
                 .contains("status:  awaiting_operator")
@@ -55,6 +60,38 @@ class DemoHostTest {
                 .contains("codemode.run -> paused at step 2 (incident.create)")
                 .contains("alice approves in the inbox -> the script runs again, step 1 from the log, and is completed")
                 .contains("alice rolls the script's run back -> 1 step reverted; the run is rolled_back")
-                .doesNotContain("unexpectedly allowed");
+                .doesNotContain("unexpectedly allowed")
+                .doesNotContain("Exception")
+                .doesNotContain("ERROR");
+        theStatusPageApiIsAnOpenApiSourceWhoseWritesWaitForConsent(out);
+    }
+
+    /** Part of the one run above: the demo plugin's data is shared, so the demo runs once per JVM. */
+    private static void theStatusPageApiIsAnOpenApiSourceWhoseWritesWaitForConsent(String out) {
+        assertThat(out)
+                .containsPattern("openapi:statuspage +Status page +available +4 tool\\(s\\)")
+                .containsPattern("hidden openapi:statuspage\\.postStatusUpdate +\\(missing incident\\.incident\\.manage\\)")
+                .containsPattern("sees   openapi:statuspage\\.getComponent +read")
+                .contains("bob reads openapi:statuspage.getComponent (a READ: one real HTTP GET, with the host's token) -> "
+                        + "{\"status\":200,\"contentType\":\"application/json\",\"body\":{\"id\":\"db\",\"name\":\"Primary database\"")
+                .contains("carol's model posts a status update to openapi:statuspage (proposed, nothing sent yet):")
+                .containsPattern("  summary: POST http://127\\.0\\.0\\.1:\\d+/api/status-updates with the JSON body below")
+                .contains("  the status page API received 0 requests since the proposal")
+                .contains("carol applies the token -> {\"status\":201")
+                .contains("  the status page API received exactly 1 request: [POST /api/status-updates {\"componentId\":\"db\","
+                        + "\"status\":\"major_outage\"")
+                .contains("(bearer token accepted)]")
+                .contains("  | ## openapi:statuspage (Status page)")
+                .contains("  | ### `openapi:statuspage.postStatusUpdate`")
+                .contains("  | - effect: DESTRUCTIVE; mode: `require_approval` (inferred_default)")
+                .contains("  | Calls POST /status-updates.")
+                .containsPattern("applied +openapi:statuspage\\.postStatusUpdate +by user:carol")
+                .doesNotContain("drifted from the contract");
+
+        Matcher api = Pattern.compile("POST http://127\\.0\\.0\\.1:(\\d+)/api/status-updates").matcher(out);
+        assertThat(api.find()).isTrue();
+        int port = Integer.parseInt(api.group(1));
+        assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).as("the demo stops the status page API")
+                .isInstanceOf(ConnectException.class);
     }
 }
