@@ -67,8 +67,10 @@ import tools.jackson.databind.JsonNode;
  * The API sees the source's credentials, not the calling user's.
  *
  * <p><b>Drift.</b> The document is read again at each listing (by default every five minutes). Each
- * tool's fingerprint covers its input schema, method, server, path and effect, so a changed operation
- * turns a tenant's ALLOW into REQUIRE_APPROVAL until an operator re-confirms it.
+ * tool's fingerprint covers its input schema, method, path and effect (and the server, where the
+ * operation's own {@code servers} chose it), so a changed operation turns a tenant's ALLOW into
+ * REQUIRE_APPROVAL until an operator re-confirms it, and a proposal made before the change is stale at
+ * apply. The host's base URL is configuration and not part of it.
  *
  * <p><b>Results</b> are {@code {"status": 200, "body": ...}}: the JSON body parsed, a text body as a
  * string, a binary body described, all capped at {@link Builder#maxResponseBytes(int)}. An HTTP error

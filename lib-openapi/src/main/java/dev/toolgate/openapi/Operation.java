@@ -18,17 +18,22 @@ import tools.jackson.databind.node.ObjectNode;
  * @param parameters  the parameters the model may set, in document order
  * @param body        the JSON request body, or null when the operation takes none
  * @param inputSchema the tool's input schema
+ * @param ownServer   true if the document chose the server for this operation (its own {@code servers})
  */
 record Operation(String name, String method, String path, URI server, Effect effect, String title, String description,
-                 List<Parameter> parameters, Body body, ObjectNode inputSchema) {
+                 List<Parameter> parameters, Body body, ObjectNode inputSchema, boolean ownServer) {
 
     Operation {
         parameters = List.copyOf(parameters);
     }
 
-    /** What drift review fingerprints besides the input schema. */
+    /**
+     * What drift review fingerprints besides the input schema: the method, the path and the effect, and
+     * the server where the document chose it. The host's own base URL is configuration, not part of
+     * the document: instances that reach one API under different addresses share one review.
+     */
     String contract() {
-        return method + " " + server + path + " " + effect.wireName();
+        return method + " " + (ownServer ? server.toString() : "") + path + " " + effect.wireName();
     }
 
     /**

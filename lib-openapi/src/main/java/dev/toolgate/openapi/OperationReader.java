@@ -194,7 +194,7 @@ final class OperationReader {
         Effect effect = effect(name, method, op, where);
         String title = text(op.path("summary"));
         return new Operation(name, method.toUpperCase(Locale.ROOT), path, server, effect, title.isEmpty() ? null : shorten(title, 200),
-                description(op, method, path), parameters, body, input);
+                description(op, method, path), parameters, body, input, !server.equals(settings.servers().get(0)));
     }
 
     private Operation.Body body(ObjectNode op, String where, SchemaConverter schemas, ObjectNode properties, ArrayNode required) {

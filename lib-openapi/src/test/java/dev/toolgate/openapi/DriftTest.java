@@ -178,7 +178,7 @@ class DriftTest {
         serve(document);
         refresh(gate);
 
-        assertThat(tool(gate).tool().contract()).contains("POST " + api.url("/api/animals") + " mutate");
+        assertThat(tool(gate).tool().contract()).contains("POST /animals mutate");
         assertThat(tool(gate).descriptor().inputSchema()).as("the schema did not change").isEqualTo(schema);
         assertThat(tool(gate).schemaFingerprint()).isNotEqualTo(before);
         proposedUntilConfirmed(gate, "/api/animals", PET);
@@ -244,7 +244,7 @@ class DriftTest {
         refresh(gate);
 
         assertThat(tool(gate).effect()).isEqualTo(Effect.MUTATE);
-        assertThat(tool(gate).tool().contract()).contains("POST " + api.url("/api/pets") + " mutate");
+        assertThat(tool(gate).tool().contract()).contains("POST /pets mutate");
         proposedUntilConfirmed(gate, "/api/pets", PET);
     }
 

@@ -258,6 +258,15 @@ class PetstoreSourceTest {
         assertThat(gate.listTools(CAROL)).hasSize(19);
     }
 
+    @Test
+    void theHostsBaseUrlIsConfigurationAndInstancesReachingTheApiAtOtherAddressesShareOneReview() {
+        String here = gate(petstore().build()).registry().find("openapi:petstore.addPet").orElseThrow().schemaFingerprint();
+        String there = gate(OpenApiSource.builder("petstore").documentUrl(api.url("/openapi.yaml"))
+                .server(java.net.URI.create("http://localhost:" + api.port() + "/api/v3")).bearerSecret("petstore-token")
+                .requires("pets.use").build()).registry().find("openapi:petstore.addPet").orElseThrow().schemaFingerprint();
+        assertThat(there).isEqualTo(here);
+    }
+
     static int freePort() throws IOException {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             return socket.getLocalPort();

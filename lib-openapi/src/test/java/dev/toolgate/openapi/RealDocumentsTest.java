@@ -314,8 +314,8 @@ class RealDocumentsTest {
                 continue;
             }
             assertThat(tool.effect()).as(op.method() + " " + op.pathKey()).isEqualTo(op.effect());
-            assertThat(tool.tool().contract()).as("what drift review fingerprints besides the schema")
-                    .contains(op.method() + " " + server(doc) + op.template() + " " + op.effect().wireName());
+            assertThat(tool.tool().contract().orElseThrow()).as("what drift review fingerprints besides the schema")
+                    .startsWith(op.method() + " ").endsWith(op.template() + " " + op.effect().wireName());
             assertThat(tool.descriptor().description()).endsWith("Calls " + op.method() + " " + op.template() + ".");
             assertThat(tool.requiredAccessRules()).containsExactly("docs.use");
         }
@@ -594,8 +594,9 @@ class RealDocumentsTest {
                 .contains("POST https://api.box.com/oauth2/token mutate");
         assertThat(tools.get("get_zip_downloads_id_content").tool().contract())
                 .contains("GET https://dl.boxcloud.com/2.0/zip_downloads/{zip_download_id}/content read");
-        assertThat(tools.get("get_files_id").tool().contract()).as("the rest go to the host's first server")
-                .contains("GET " + server(BOX) + "/files/{file_id} read");
+        assertThat(tools.get("get_files_id").tool().contract())
+                .as("the rest go to the host's first server, which is configuration and not part of the contract")
+                .contains("GET /files/{file_id} read");
     }
 
     @Test

@@ -34,7 +34,6 @@ final class StatusPageTour {
     }
 
     void run() {
-        reconfirmAfterAMove();
         Executed component = (Executed) gate.call(as.apply(DemoPrincipals.BOB), SOURCE + ".getComponent",
                 "{\"path\":{\"componentId\":\"db\"}}");
         out.println("bob reads " + SOURCE + ".getComponent (a READ: one real HTTP GET, with the host's token) -> "
@@ -54,21 +53,5 @@ final class StatusPageTour {
         List<StatusPageApi.Received> sent = api.received().subList(before, api.received().size());
         out.println("  the status page API received exactly " + sent.size() + " request" + (sent.size() == 1 ? "" : "s")
                 + ": " + sent.stream().map(r -> r + (r.authorized() ? " (bearer token accepted)" : " (unauthorized)")).toList());
-    }
-
-    /**
-     * The API listens on a new port each run, and a tool's drift fingerprint covers its server, so with a
-     * store kept from an earlier run the statuspage tools have drifted: their READs would ask for approval.
-     * alice, an operator, re-confirms them (a host with a fixed base URL never sees this).
-     */
-    private void reconfirmAfterAMove() {
-        CallContext alice = as.apply(DemoPrincipals.ALICE);
-        List<String> drifted = gate.catalog(alice).stream().filter(e -> e.mode().drifted())
-                .map(e -> e.descriptor().name()).filter(name -> name.startsWith(SOURCE + ".")).toList();
-        if (!drifted.isEmpty()) {
-            out.println("(the API listens on a new port since an earlier run, so " + drifted
-                    + " drifted from the contract reviewed then; alice re-confirms them)");
-            drifted.forEach(tool -> gate.confirmSchema(alice, tool));
-        }
     }
 }
