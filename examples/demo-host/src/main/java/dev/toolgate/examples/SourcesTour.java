@@ -82,7 +82,7 @@ final class SourcesTour {
     void run() {
         out.println("the sources and their state:");
         for (SourceStatus source : gate.listSources()) {
-            out.printf("  %-13s %-15s %-11s %d tool(s)%s%n", source.id(), source.displayName(),
+            out.printf("  %-19s %-15s %-11s %d tool(s)%s%n", source.id(), source.displayName(),
                     source.state().name().toLowerCase(java.util.Locale.ROOT), source.tools(),
                     source.error() == null ? "" : "  <- " + source.error());
         }
