@@ -113,7 +113,14 @@ class ConfigurationTest {
             try (Hosts host = Hosts.on(store)) {
                 host.gate().call(Hosts.ctx(Hosts.READER), "notes.list", "{}");
             }
-            assertThat(toolgatePoolThreads()).as("no toolgate pool threads").isEqualTo(poolThreadsBefore);
+            // the gate's own threads end asynchronously after close: wait for them to settle
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (toolgatePoolThreads() > poolThreadsBefore && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(toolgatePoolThreads()).as("no toolgate pool threads: %s", Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.isAlive() && t.getName().startsWith("toolgate-")).map(Thread::getName).toList())
+                    .isEqualTo(poolThreadsBefore);
             assertThat(hostPool.getHikariPoolMXBean().getTotalConnections()).isPositive().isLessThanOrEqualTo(3);
             assertThat(store).hasToString("JdbcStore[H2 host data source]");
             store.close();
