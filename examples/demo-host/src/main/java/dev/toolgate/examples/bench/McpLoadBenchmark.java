@@ -291,11 +291,15 @@ public final class McpLoadBenchmark {
         }
 
         void close() {
-            for (McpSession session : sessions) {
-                if (session != null) {
-                    session.close();
+            for (int i = 0; i < sessions.length; i++) {
+                if (sessions[i] != null) {
+                    sessions[i].close();
+                    sessions[i] = null;
                 }
             }
+            // Java 17's HttpClient has no close(): once collected, its selector thread ends and closes its
+            // idle connection, so the next cell's server sees only the next cell's connections
+            System.gc();
         }
     }
 
