@@ -23,6 +23,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,7 +36,7 @@ import java.util.stream.Stream;
 /**
  * The MCP server under load: kept-alive clients calling a READ tool over Streamable HTTP, against the
  * same call made in process through {@code gate.call} at the same concurrency, on the in-memory store,
- * an H2 file database and PostgreSQL.
+ * an H2 file database (in a temporary directory, deleted afterwards) and PostgreSQL.
  *
  * <p>For each store it starts a gate with one trivial READ tool ({@code bench.ping}, so the figures are
  * the gate's, the store's and the transport's, not tool code) and a {@link ToolgateMcpServer} on a free
@@ -99,7 +100,7 @@ public final class McpLoadBenchmark {
         }
     }
 
-    /** A store under test and how big it is on disk (null: not on disk). */
+    /** A store under test, how big it is on disk (null: not on disk), and what to close or delete after it. */
     private record Store(String name, ToolgateStore store, DiskSize disk, AutoCloseable extra) {
     }
 
@@ -151,7 +152,7 @@ public final class McpLoadBenchmark {
             case "h2" -> {
                 Path dir = Files.createTempDirectory("toolgate-mcp-bench");
                 JdbcStore store = JdbcStore.builder().url("jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath()).build();
-                return new Store("H2", store, () -> directorySize(dir), null);
+                return new Store("H2", store, () -> directorySize(dir), () -> deleteTree(dir));
             }
             default -> {
                 String url = StorageBenchmark.freshSchema(options.pgUrl(), PG_SCHEMA);
@@ -200,10 +201,10 @@ public final class McpLoadBenchmark {
         if (store.disk() != null) {
             long diskAfter = store.disk().bytes();
             store.store().close();
-            if (store.extra() != null) {
-                store.extra().close();
-            }
             String afterClose = which.equals("h2") ? String.format(Locale.ROOT, "%,d", store.disk().bytes()) : "-";
+            if (store.extra() != null) {
+                store.extra().close(); // PostgreSQL: the connection that measured; H2: the files, deleted
+            }
             diskTable.add(new String[] {store.name(), String.format(Locale.ROOT, "%,d", calls),
                     String.format(Locale.ROOT, "%,d", diskBefore), String.format(Locale.ROOT, "%,d", diskAfter),
                     perCall(diskAfter - diskBefore, calls), afterClose});
@@ -355,6 +356,14 @@ public final class McpLoadBenchmark {
             }).sum();
         } catch (UncheckedIOException e) {
             throw e.getCause();
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
         }
     }
 
