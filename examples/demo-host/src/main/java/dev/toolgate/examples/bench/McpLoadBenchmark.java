@@ -20,6 +20,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -56,8 +57,8 @@ import java.util.stream.Stream;
  *
  * <p>Options: {@code --stores memory,h2,postgres} (default memory and h2, and postgres when a URL is
  * known), {@code --pg-url JDBC_URL} (default {@code TOOLGATE_BENCH_PG_URL} or
- * {@code TOOLGATE_TEST_PG_URL}; the benchmark drops and recreates its schema
- * {@code toolgate_mcp_bench}), {@code --clients 1,8,64}, {@code --warmup-ms 1000} (per cell and side;
+ * {@code TOOLGATE_TEST_PG_URL}; the benchmark works in its own schema {@code toolgate_mcp_bench}, created
+ * afresh and dropped at the end), {@code --clients 1,8,64}, {@code --warmup-ms 1000} (per cell and side;
  * each store also warms up 3x that at 8 clients), {@code --slice-ms 2000} (one repeat of one side),
  * {@code --repeats 2}. The defaults take about 40 s per store.
  */
@@ -158,7 +159,11 @@ public final class McpLoadBenchmark {
                 String url = StorageBenchmark.freshSchema(options.pgUrl(), PG_SCHEMA);
                 JdbcStore store = JdbcStore.builder().url(url).build();
                 Connection sizes = DriverManager.getConnection(options.pgUrl());
-                return new Store("PostgreSQL", store, () -> schemaSize(sizes, PG_SCHEMA), sizes);
+                return new Store("PostgreSQL", store, () -> schemaSize(sizes, PG_SCHEMA), () -> {
+                    try (Connection c = sizes; Statement drop = c.createStatement()) {
+                        drop.execute("DROP SCHEMA IF EXISTS " + PG_SCHEMA + " CASCADE");
+                    }
+                });
             }
         }
     }
@@ -203,7 +208,7 @@ public final class McpLoadBenchmark {
             store.store().close();
             String afterClose = which.equals("h2") ? String.format(Locale.ROOT, "%,d", store.disk().bytes()) : "-";
             if (store.extra() != null) {
-                store.extra().close(); // PostgreSQL: the connection that measured; H2: the files, deleted
+                store.extra().close(); // H2: its directory deleted; PostgreSQL: its schema dropped
             }
             diskTable.add(new String[] {store.name(), String.format(Locale.ROOT, "%,d", calls),
                     String.format(Locale.ROOT, "%,d", diskBefore), String.format(Locale.ROOT, "%,d", diskAfter),

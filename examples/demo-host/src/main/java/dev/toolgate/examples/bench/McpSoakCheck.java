@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -60,9 +61,9 @@ import java.util.stream.Stream;
  *   <li>heap: the heap after a full GC at the end is at most 1.25 x the first sample at or after 20% of
  *       the run, plus 8 MB. Before 20% the heap still fills with what a server holds once (classes'
  *       statics, the docs index, JIT-triggered caches, the sessions); afterwards a bounded server stays
- *       put. The 8 MB absorb caches that fill up to a bound of their own (H2's page cache is
- *       16 MB by default and fills with the first few thousand calls), per-connection buffers and
- *       G1's region granularity; the 25% the noise that grows with the heap. A store that keeps
+ *       put. The 8 MB absorb caches that fill up to a bound of their own (H2's page cache goes on
+ *       filling as the database file grows), per-connection buffers and G1's region granularity;
+ *       the 25% the noise that grows with the heap. A store that keeps
  *       every call's record in memory grows by kilobytes per call, which over a ten-minute soak is far
  *       beyond both. It also prints the growth per call between the two samples, the figure to watch
  *       in a short run;</li>
@@ -72,11 +73,11 @@ import java.util.stream.Stream;
  *
  * <p>Options: {@code --seconds N} (default 600), {@code --clients N} (8), {@code --stores memory,h2,postgres}
  * (default memory and h2, and postgres when a URL is known), {@code --pg-url JDBC_URL} (default
- * {@code TOOLGATE_TEST_PG_URL}; the soak drops and recreates its schema {@code toolgate_soak}),
+ * {@code TOOLGATE_TEST_PG_URL}; the soak works in its own schema {@code toolgate_soak}, created afresh),
  * {@code --xmx 256m}, {@code --sample-seconds N}, {@code --parallel} (soak the stores at the same time, each
  * with its own server and clients, and print each report when it ends: quicker, and each store then
  * shares the machine with the others). On a pass the store's temporary directory (H2 files,
- * server log, GC log) is deleted; on a failure it is kept and named.
+ * server log, GC log) is deleted and the PostgreSQL schema dropped; on a failure they are kept and named.
  */
 public final class McpSoakCheck {
 
@@ -223,7 +224,7 @@ public final class McpSoakCheck {
         String db;
         switch (store) {
             case "memory" -> db = "memory";
-            case "h2" -> db = "jdbc:h2:file:" + dir.resolve("soak").toAbsolutePath();
+            case "h2" -> db = "jdbc:h2:file:" + Files.createDirectories(dir.resolve("db")).resolve("soak").toAbsolutePath();
             default -> {
                 db = StorageBenchmark.freshSchema(options.pgUrl(), PG_SCHEMA);
                 pg = DriverManager.getConnection(options.pgUrl());
@@ -334,9 +335,15 @@ public final class McpSoakCheck {
         }
         if (failures.isEmpty()) {
             deleteTree(dir, out);
+            if (store.equals("postgres")) {
+                try (Connection c = DriverManager.getConnection(options.pgUrl()); Statement drop = c.createStatement()) {
+                    drop.execute("DROP SCHEMA IF EXISTS " + PG_SCHEMA + " CASCADE");
+                }
+            }
             return null;
         }
-        out.println("server log, GC log and files kept in " + dir);
+        out.println("server log, GC log and files kept in " + dir
+                + (store.equals("postgres") ? ", the tables in schema " + PG_SCHEMA : ""));
         return String.join("; ", failures);
     }
 
@@ -344,7 +351,8 @@ public final class McpSoakCheck {
         long from = (long) Math.ceil(seconds * FLAT_FROM);
         List<HeapSample> window = heap.stream().filter(s -> s.seconds() >= from).toList();
         if (window.size() < 2) {
-            return "only " + window.size() + " heap sample(s) after " + from + " s (jcmd failed?) ... FAILED";
+            return "only " + window.size() + " heap sample(s) from " + from + " s on: jcmd GC.run failed, or took longer"
+                    + " than the run allows on this machine (see --sample-seconds) ... FAILED";
         }
         HeapSample first = window.get(0);
         HeapSample last = window.get(window.size() - 1);
@@ -440,10 +448,16 @@ public final class McpSoakCheck {
     /** Runs a full GC in the child and returns the heap left after it (KB), or -1 if that did not work. */
     private static long fullGc(Path jcmd, long pid, Path gcLog, PrintStream out) throws IOException, InterruptedException {
         long before = fullGcs(gcLog).size();
-        Process process = new ProcessBuilder(jcmd.toString(), String.valueOf(pid), "GC.run").redirectErrorStream(true).start();
-        byte[] output = process.getInputStream().readAllBytes();
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            out.println("  jcmd GC.run failed: " + new String(output, StandardCharsets.UTF_8).strip());
+        Path output = gcLog.resolveSibling("jcmd.out");
+        Process process = new ProcessBuilder(jcmd.toString(), String.valueOf(pid), "GC.run").redirectErrorStream(true)
+                .redirectOutput(output.toFile()).start();
+        boolean ended = process.waitFor(60, TimeUnit.SECONDS); // a server out of memory may not answer
+        if (!ended || process.exitValue() != 0) {
+            if (!ended) {
+                process.destroyForcibly();
+            }
+            out.println("  jcmd GC.run " + (ended ? "failed: " + Files.readString(output, StandardCharsets.UTF_8).strip()
+                    : "did not end within 60 s"));
             return -1;
         }
         List<Long> after = fullGcs(gcLog);
@@ -541,7 +555,7 @@ public final class McpSoakCheck {
     private static String diskMb(String store, Path dir, Connection pg) {
         try {
             long bytes = switch (store) {
-                case "h2" -> McpLoadBenchmark.directorySize(dir) - sizeOfLogs(dir);
+                case "h2" -> McpLoadBenchmark.directorySize(dir.resolve("db"));
                 case "postgres" -> McpLoadBenchmark.schemaSize(pg, PG_SCHEMA);
                 default -> -1;
             };
@@ -549,15 +563,6 @@ public final class McpSoakCheck {
         } catch (Exception e) {
             return "?";
         }
-    }
-
-    private static long sizeOfLogs(Path dir) throws IOException {
-        long size = 0;
-        for (String name : List.of("server.log", "gc.log")) {
-            Path file = dir.resolve(name);
-            size += Files.exists(file) ? Files.size(file) : 0;
-        }
-        return size;
     }
 
     private static void deleteTree(Path dir, PrintStream out) {
