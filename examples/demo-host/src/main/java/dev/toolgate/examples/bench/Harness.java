@@ -51,6 +51,27 @@ final class Harness {
 
     /** Measures {@code a} and {@code b} (null for none) in alternating slices; returns their results in that order. */
     Result[] compare(int threads, Op a, Op b) throws Exception {
+        List<List<Sample>> samples = sample(threads, a, b);
+        return samples.stream().map(this::merge).toArray(Result[]::new);
+    }
+
+    /**
+     * Like {@link #compare}, but each round on its own, to show the spread between rounds: element
+     * {@code [round][side]}.
+     */
+    Result[][] rounds(int threads, Op a, Op b) throws Exception {
+        List<List<Sample>> samples = sample(threads, a, b);
+        Result[][] results = new Result[rounds][samples.size()];
+        for (int round = 0; round < rounds; round++) {
+            for (int side = 0; side < samples.size(); side++) {
+                results[round][side] = merge(List.of(samples.get(side).get(round)));
+            }
+        }
+        return results;
+    }
+
+    /** Warms each side up, then runs the rounds of alternating slices: element {@code [side][round]}. */
+    private List<List<Sample>> sample(int threads, Op a, Op b) throws Exception {
         List<Op> ops = b == null ? List.of(a) : List.of(a, b);
         List<List<Sample>> samples = new ArrayList<>();
         for (Op op : ops) {
@@ -62,7 +83,7 @@ final class Harness {
                 samples.get(i).add(slice(threads, ops.get(i), slice));
             }
         }
-        return samples.stream().map(this::merge).toArray(Result[]::new);
+        return samples;
     }
 
     private Result merge(List<Sample> samples) {
@@ -74,6 +95,11 @@ final class Harness {
     }
 
     private record Sample(long[] latencies, long refused) {
+    }
+
+    /** Runs {@code op} on {@code threads} threads for {@code length}, measuring nothing (a warm-up). */
+    static void drive(int threads, Op op, Duration length) throws Exception {
+        slice(threads, op, length);
     }
 
     /** Runs {@code op} on {@code threads} threads for {@code length}; counts operations started in it. */

@@ -318,7 +318,7 @@ public final class StorageBenchmark {
         System.out.printf("total time %.0f s%n", elapsed.toMillis() / 1000.0);
     }
 
-    private static void printTable(String[] header, List<String[]> rows) {
+    static void printTable(String[] header, List<String[]> rows) {
         int[] widths = new int[header.length];
         for (int i = 0; i < header.length; i++) {
             widths[i] = header[i].length();
@@ -335,7 +335,7 @@ public final class StorageBenchmark {
         for (String[] r : rows) {
             StringBuilder out = new StringBuilder();
             for (int i = 0; i < r.length; i++) {
-                boolean numeric = r[i].matches("[0-9.,x-]+");
+                boolean numeric = r[i].matches("[0-9.,x/-]+");
                 out.append(String.format("%" + (numeric ? "" : "-") + widths[i] + "s", r[i])).append(i + 1 < r.length ? "  " : "");
             }
             System.out.println(out);
@@ -349,7 +349,7 @@ public final class StorageBenchmark {
         return value >= 100 ? String.format(Locale.ROOT, "%,.0f", value) : String.format(Locale.ROOT, "%.1f", value);
     }
 
-    private static String firstSet(String... variables) {
+    static String firstSet(String... variables) {
         for (String variable : variables) {
             String value = System.getenv(variable);
             if (value != null && !value.isBlank()) {
@@ -359,7 +359,7 @@ public final class StorageBenchmark {
         return null;
     }
 
-    private static String freshSchema(String url, String schema) throws Exception {
+    static String freshSchema(String url, String schema) throws Exception {
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             s.execute("CREATE SCHEMA " + schema);

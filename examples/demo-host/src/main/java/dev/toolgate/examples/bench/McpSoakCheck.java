@@ -1,0 +1,577 @@
+package dev.toolgate.examples.bench;
+
+import dev.toolgate.examples.mcp.McpDemoServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A soak with pass/fail checks: starts the demo MCP server ({@link McpDemoServer}, Streamable HTTP, no
+ * budget) as a child JVM with a small heap on one store, drives kept-alive MCP clients against it for
+ * a while, and checks that no call failed, that the heap after a full GC stayed flat, and that the
+ * server still answers at the end. Exits 1 if a check failed.
+ *
+ * <pre>
+ * ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.mainClass=dev.toolgate.examples.bench.McpSoakCheck \
+ *     -Dexec.args="--seconds 600 --stores memory,h2,postgres"
+ * </pre>
+ *
+ * <p>The child is the same {@code java} ({@code java.home}) on this process's classpath, run as
+ * {@code java -Xmx256m -XX:+UseG1GC -Xlog:gc,gc+heap=debug:file=gc.log McpDemoServer --transport http
+ * --port 0 --budget 0 --db STORE}. Each client ({@code --clients}, default 8) is one MCP session as
+ * carol on its own kept-alive HTTP/1.1 connection ({@link McpSession}), calling READ tools in turn
+ * ({@code docs.searchDocs}, {@code catalog.listSystems}, {@code docs.getDoc}, {@code incident.list},
+ * {@code incident.get}) as fast as answers come. Every sample interval (10 s; a sixth of the run, at
+ * least 3 s, for runs under 100 s) it runs {@code jcmd PID GC.run} (a full GC, logged as "Diagnostic
+ * Command") and reads the heap left after it from the child's GC log (in KB), and prints calls, errors,
+ * p50/p99 latency of the interval, that heap, the child's resident memory and the store's size on disk.
+ *
+ * <p>Checks, for each store:
+ * <ul>
+ *   <li>errors: every call answered HTTP 200 with a result that is not {@code isError}, and the server
+ *       logged no ERROR and no {@code OutOfMemoryError};</li>
+ *   <li>heap: the heap after a full GC at the end is at most 1.25 x the first sample at or after 20% of
+ *       the run, plus 8 MB. Before 20% the heap still fills with what a server holds once (classes'
+ *       statics, the docs index, JIT-triggered caches, the sessions); afterwards a bounded server stays
+ *       put. The 8 MB absorb caches that fill up to a bound of their own (H2's page cache goes on
+ *       filling as the database file grows), per-connection buffers and G1's region granularity;
+ *       the 25% the noise that grows with the heap. A store that keeps
+ *       every call's record in memory grows by kilobytes per call, which over a ten-minute soak is far
+ *       beyond both. It also prints the growth per call between the two samples, the figure to watch
+ *       in a short run;</li>
+ *   <li>answering: the child is still running and a new session's {@code catalog.listSystems} is
+ *       answered after the load has stopped.</li>
+ * </ul>
+ *
+ * <p>Options: {@code --seconds N} (default 600), {@code --clients N} (8), {@code --stores memory,h2,postgres}
+ * (default memory and h2, and postgres when a URL is known), {@code --pg-url JDBC_URL} (default
+ * {@code TOOLGATE_TEST_PG_URL}; the soak works in its own schema {@code toolgate_soak}, created afresh),
+ * {@code --xmx 256m}, {@code --sample-seconds N}, {@code --parallel} (soak the stores at the same time, each
+ * with its own server and clients, and print each report when it ends: quicker, and each store then
+ * shares the machine with the others). On a pass the store's temporary directory (H2 files,
+ * server log, GC log) is deleted and the PostgreSQL schema dropped; on a failure they are kept and named.
+ */
+public final class McpSoakCheck {
+
+    private static final String TOKEN = "carol-token";
+    private static final String[] CALLS = {
+        "{\"name\":\"docs.searchDocs\",\"arguments\":{\"query\":\"roll back a durable run\"}}",
+        "{\"name\":\"catalog.listSystems\",\"arguments\":{}}",
+        "{\"name\":\"docs.getDoc\",\"arguments\":{\"slug\":\"lib-jdbc\"}}",
+        "{\"name\":\"incident.list\",\"arguments\":{}}",
+        "{\"name\":\"incident.get\",\"arguments\":{\"id\":\"INC-1\"}}",
+    };
+    private static final String FINAL_CALL = "{\"name\":\"catalog.listSystems\",\"arguments\":{}}";
+    private static final String PG_SCHEMA = "toolgate_soak";
+    private static final double FLAT_FROM = 0.2;
+    private static final double HEAP_FACTOR = 1.25;
+    private static final long HEAP_SLACK_MB = 8;
+    private static final Pattern LISTENING = Pattern.compile("Toolgate demo MCP server on (http://\\S+)");
+    private static final Pattern FULL_GC = Pattern.compile("GC\\((\\d+)\\) Pause Full \\(Diagnostic Command\\) \\d+M->\\d+M");
+    private static final Pattern HEAP_USED = Pattern.compile("GC\\((\\d+)\\)\\s+garbage-first heap\\s+total \\d+K, used (\\d+)K");
+
+    /** Parsed options. */
+    record Options(int seconds, int clients, List<String> stores, String pgUrl, String xmx, int sampleSeconds,
+                   boolean parallel) {
+
+        static Options parse(String[] args) {
+            Map<String, String> values = new LinkedHashMap<>();
+            boolean parallel = false;
+            for (int i = 0; i < args.length; i++) {
+                String key = args[i];
+                if (key.equals("--parallel")) {
+                    parallel = true;
+                    continue;
+                }
+                if (!List.of("--seconds", "--clients", "--stores", "--pg-url", "--xmx", "--sample-seconds").contains(key)
+                        || i + 1 >= args.length) {
+                    throw new IllegalArgumentException("unknown option or missing value: " + key);
+                }
+                values.put(key, args[++i]);
+            }
+            String pgUrl = values.getOrDefault("--pg-url", StorageBenchmark.firstSet("TOOLGATE_TEST_PG_URL"));
+            List<String> stores = List.of(values.getOrDefault("--stores", pgUrl == null ? "memory,h2" : "memory,h2,postgres")
+                    .toLowerCase(Locale.ROOT).split(","));
+            for (String store : stores) {
+                if (!List.of("memory", "h2", "postgres").contains(store)) {
+                    throw new IllegalArgumentException("--stores takes memory, h2 and postgres, not " + store);
+                }
+            }
+            if (stores.contains("postgres") && pgUrl == null) {
+                throw new IllegalArgumentException("postgres needs --pg-url or TOOLGATE_TEST_PG_URL");
+            }
+            int seconds = Integer.parseInt(values.getOrDefault("--seconds", "600"));
+            int clients = Integer.parseInt(values.getOrDefault("--clients", "8"));
+            if (seconds < 10 || clients < 1) {
+                throw new IllegalArgumentException("--seconds must be at least 10 and --clients at least 1");
+            }
+            int sample = Integer.parseInt(values.getOrDefault("--sample-seconds",
+                    String.valueOf(seconds >= 100 ? 10 : Math.max(3, seconds / 6))));
+            if (sample < 1 || sample > seconds / 2) {
+                throw new IllegalArgumentException("--sample-seconds must be between 1 and half of --seconds");
+            }
+            return new Options(seconds, clients, stores, pgUrl, values.getOrDefault("--xmx", "256m"), sample, parallel);
+        }
+    }
+
+    /** One heap sample: seconds into the run, calls made by then, heap after the full GC in KB. */
+    private record HeapSample(long seconds, long calls, long heapKb) {
+    }
+
+    private final Options options;
+
+    private McpSoakCheck(Options options) {
+        this.options = options;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println("usage: McpSoakCheck [--seconds 600] [--clients 8] [--stores memory,h2,postgres] [--pg-url JDBC_URL]"
+                    + " [--xmx 256m] [--sample-seconds N] [--parallel]");
+            System.exit(2);
+            return;
+        }
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        if (!Files.isExecutable(jcmd)) {
+            System.err.println("error: " + jcmd + " not found; the soak check needs a full JDK (jcmd runs the full GCs)");
+            System.exit(2);
+            return;
+        }
+        McpSoakCheck check = new McpSoakCheck(options);
+        Map<String, String> verdicts = new LinkedHashMap<>();
+        if (options.parallel()) {
+            // each store's soak in its own thread, its report printed whole when it ends
+            System.out.println("soaking " + String.join(", ", options.stores()) + " at the same time, " + options.seconds()
+                    + " s each");
+            ExecutorService pool = Executors.newFixedThreadPool(options.stores().size());
+            Map<String, Future<String>> running = new LinkedHashMap<>();
+            for (String store : options.stores()) {
+                running.put(store, pool.submit(() -> {
+                    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+                    PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
+                    String failure = check.soakOrFailure(store, jcmd, out);
+                    synchronized (System.out) {
+                        System.out.print(buffer.toString(StandardCharsets.UTF_8));
+                        System.out.flush();
+                    }
+                    return failure;
+                }));
+            }
+            for (Map.Entry<String, Future<String>> soak : running.entrySet()) {
+                verdicts.put(soak.getKey(), soak.getValue().get());
+            }
+            pool.shutdown();
+        } else {
+            for (String store : options.stores()) {
+                verdicts.put(store, check.soakOrFailure(store, jcmd, System.out));
+            }
+        }
+        System.out.println();
+        boolean passed = true;
+        for (Map.Entry<String, String> verdict : verdicts.entrySet()) {
+            System.out.printf("%s %s%s%n", verdict.getValue() == null ? "PASS" : "FAIL", verdict.getKey(),
+                    verdict.getValue() == null ? "" : ": " + verdict.getValue());
+            passed &= verdict.getValue() == null;
+        }
+        System.exit(passed ? 0 : 1);
+    }
+
+    private String soakOrFailure(String store, Path jcmd, PrintStream out) {
+        try {
+            return soak(store, jcmd, out);
+        } catch (Exception e) {
+            out.println("the soak of " + store + " failed: " + e);
+            return "the soak itself failed: " + e;
+        }
+    }
+
+    /** Soaks one store; returns null if every check passed, otherwise what failed. */
+    private String soak(String store, Path jcmd, PrintStream out) throws Exception {
+        Path dir = Files.createTempDirectory("toolgate-soak-" + store);
+        Connection pg = null;
+        String db;
+        switch (store) {
+            case "memory" -> db = "memory";
+            case "h2" -> db = "jdbc:h2:file:" + Files.createDirectories(dir.resolve("db")).resolve("soak").toAbsolutePath();
+            default -> {
+                db = StorageBenchmark.freshSchema(options.pgUrl(), PG_SCHEMA);
+                pg = DriverManager.getConnection(options.pgUrl());
+            }
+        }
+        Path serverLog = dir.resolve("server.log");
+        Path gcLog = dir.resolve("gc.log");
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + options.xmx(), "-XX:+UseG1GC", "-Xlog:gc,gc+heap=debug:file=" + gcLog,
+                "-cp", classpath(), McpDemoServer.class.getName(),
+                "--transport", "http", "--port", "0", "--budget", "0", "--db", db);
+        Process server = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(serverLog.toFile()).start();
+        Thread reaper = new Thread(server::destroyForcibly, "soak-server-reaper"); // if this process is stopped first
+        Runtime.getRuntime().addShutdownHook(reaper);
+        List<String> failures = new ArrayList<>();
+        try {
+            URI endpoint = awaitEndpoint(server, serverLog);
+            out.printf(Locale.ROOT, "%nsoak %s: %s, %d clients, %d s, server pid %d with -Xmx%s at %s; heap after a full GC"
+                            + " (jcmd GC.run) every %d s%n", store,
+                    db.startsWith("jdbc:postgresql") ? "PostgreSQL schema " + PG_SCHEMA : db, options.clients(),
+                    options.seconds(), server.pid(), options.xmx(), endpoint, options.sampleSeconds());
+            out.println("     t     calls  errors   p50 ms   p99 ms  heap MB   rss MB   disk MB");
+            Load load = new Load(endpoint, options.clients(), out);
+            List<HeapSample> heap = new ArrayList<>();
+            long started = System.nanoTime();
+            load.start();
+            long lastCalls = 0;
+            long interval = TimeUnit.SECONDS.toNanos(options.sampleSeconds());
+            long end = started + TimeUnit.SECONDS.toNanos(options.seconds());
+            // samples on a fixed schedule; one that runs late (jcmd is a JVM start) delays the next, never the end
+            for (long next = started + interval; ; next = Math.max(next + interval, System.nanoTime())) {
+                long target = Math.min(next, end);
+                long wait = target - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+                long elapsed = Math.round((System.nanoTime() - started) / 1e9);
+                if (!server.isAlive()) {
+                    failures.add("the server exited (code " + server.exitValue() + ") " + elapsed + " s into the run");
+                    break;
+                }
+                long calls = load.calls.get();
+                List<Long> window = load.drainLatencies();
+                long heapKb = fullGc(jcmd, server.pid(), gcLog, out);
+                if (heapKb >= 0) {
+                    heap.add(new HeapSample(elapsed, calls, heapKb));
+                }
+                out.printf(Locale.ROOT, "%6d %9d %7d %8.1f %8.1f %8s %8s %9s%n", elapsed, calls - lastCalls,
+                        load.errors.get(), percentile(window, 0.50), percentile(window, 0.99),
+                        heapKb < 0 ? "?" : String.format(Locale.ROOT, "%.1f", heapKb / 1024.0), rssMb(server.pid()),
+                        diskMb(store, dir, pg));
+                lastCalls = calls;
+                if (target >= end) {
+                    break;
+                }
+            }
+            load.stop();
+            double seconds = (System.nanoTime() - started) / 1e9;
+            long calls = load.calls.get();
+            long errors = load.errors.get();
+            out.printf(Locale.ROOT, "total: %d calls (%.0f calls/s), %d errors%n", calls, calls / seconds, errors);
+
+            // errors
+            List<String> serverErrors = Files.readAllLines(serverLog, StandardCharsets.UTF_8).stream()
+                    .filter(line -> line.contains(" ERROR ") || line.contains("OutOfMemoryError")).toList();
+            String errorCheck = String.format(Locale.ROOT, "%d of %d calls failed, the server logged %d ERROR line(s)",
+                    errors, calls, serverErrors.size());
+            if (errors > 0 || !serverErrors.isEmpty() || calls == 0) {
+                failures.add(errorCheck + (calls == 0 ? " (no call was made)" : ""));
+                load.failures.stream().limit(5).forEach(f -> out.println("  call failed: " + f));
+                serverErrors.stream().limit(5).forEach(f -> out.println("  server: " + f));
+            }
+            boolean clean = errors == 0 && serverErrors.isEmpty() && calls > 0;
+            out.println("check errors:    " + errorCheck + (clean ? " ... ok" : " ... FAILED"));
+
+            // heap
+            String heapCheck = heapCheck(heap, options.seconds());
+            out.println("check heap:      " + heapCheck);
+            if (heapCheck.endsWith("FAILED")) {
+                failures.add("heap after a full GC not flat: " + heapCheck.substring(0, heapCheck.lastIndexOf(" ...")));
+            }
+
+            // answering
+            String answer;
+            if (!server.isAlive()) {
+                answer = "the server is not running ... FAILED";
+                failures.add("the server is not running at the end");
+            } else {
+                long t0 = System.nanoTime();
+                try {
+                    McpSession last = McpSession.open(endpoint, TOKEN, "soak-final");
+                    last.call(FINAL_CALL);
+                    last.close();
+                    answer = String.format(Locale.ROOT, "a new session's catalog.listSystems answered in %.0f ms ... ok",
+                            (System.nanoTime() - t0) / 1e6);
+                } catch (IOException e) {
+                    answer = "the final call failed: " + e.getMessage() + " ... FAILED";
+                    failures.add("the final call failed: " + e.getMessage());
+                }
+            }
+            out.println("check answering: " + answer);
+        } finally {
+            stop(server);
+            Runtime.getRuntime().removeShutdownHook(reaper);
+            if (pg != null) {
+                pg.close();
+            }
+        }
+        if (failures.isEmpty()) {
+            deleteTree(dir, out);
+            if (store.equals("postgres")) {
+                try (Connection c = DriverManager.getConnection(options.pgUrl()); Statement drop = c.createStatement()) {
+                    drop.execute("DROP SCHEMA IF EXISTS " + PG_SCHEMA + " CASCADE");
+                }
+            }
+            return null;
+        }
+        out.println("server log, GC log and files kept in " + dir
+                + (store.equals("postgres") ? ", the tables in schema " + PG_SCHEMA : ""));
+        return String.join("; ", failures);
+    }
+
+    private static String heapCheck(List<HeapSample> heap, double seconds) {
+        long from = (long) Math.ceil(seconds * FLAT_FROM);
+        List<HeapSample> window = heap.stream().filter(s -> s.seconds() >= from).toList();
+        if (window.size() < 2) {
+            return "only " + window.size() + " heap sample(s) from " + from + " s on: jcmd GC.run failed, or took longer"
+                    + " than the run allows on this machine (see --sample-seconds) ... FAILED";
+        }
+        HeapSample first = window.get(0);
+        HeapSample last = window.get(window.size() - 1);
+        double firstMb = first.heapKb() / 1024.0;
+        double lastMb = last.heapKb() / 1024.0;
+        double limit = firstMb * HEAP_FACTOR + HEAP_SLACK_MB;
+        double maxMb = window.stream().mapToLong(HeapSample::heapKb).max().orElseThrow() / 1024.0;
+        long callsInWindow = last.calls() - first.calls();
+        String growth = callsInWindow < 1 ? "" : String.format(Locale.ROOT, "; %+.0f bytes per call over the %d calls in between",
+                (last.heapKb() - first.heapKb()) * 1024.0 / callsInWindow, callsInWindow);
+        return String.format(Locale.ROOT, "%.1f MB at %d s (the first sample from %d%% of the run) -> %.1f MB at %d s (max %.1f MB%s);"
+                        + " limit %.1f x %.2f + %d = %.1f MB", firstMb, first.seconds(), Math.round(FLAT_FROM * 100),
+                lastMb, last.seconds(), maxMb, growth, firstMb, HEAP_FACTOR, HEAP_SLACK_MB, limit)
+                + (lastMb <= limit ? " ... ok" : " ... FAILED");
+    }
+
+    /** The clients: each one session on its own connection, calling in a loop until stopped. */
+    private static final class Load {
+        final AtomicLong calls = new AtomicLong();
+        final AtomicLong errors = new AtomicLong();
+        final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+        private final List<Thread> threads = new ArrayList<>();
+        private final PrintStream out;
+        private volatile boolean stopping;
+
+        Load(URI endpoint, int clients, PrintStream out) {
+            this.out = out;
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                threads.add(new Thread(() -> run(endpoint, client), "soak-client-" + c));
+            }
+        }
+
+        void start() {
+            threads.forEach(Thread::start);
+        }
+
+        private void run(URI endpoint, int client) {
+            McpSession session = null;
+            for (long n = client; !stopping; n++) {
+                long start = System.nanoTime();
+                try {
+                    if (session == null) {
+                        session = McpSession.open(endpoint, TOKEN, "soak-" + client);
+                    }
+                    session.call(CALLS[(int) (n % CALLS.length)]);
+                    latencies.add((System.nanoTime() - start) / 1_000);
+                } catch (IOException e) {
+                    fail(e);
+                    if (!(e instanceof McpSession.CallFailed)) {
+                        session = null; // a broken connection: a new session, as a client would do
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (RuntimeException e) {
+                    fail(e);
+                }
+                calls.incrementAndGet();
+            }
+            if (session != null) {
+                session.close();
+            }
+        }
+
+        private void fail(Exception e) {
+            if (errors.incrementAndGet() <= 20) {
+                failures.add(e.toString());
+            }
+            if (errors.get() % 1000 == 1) {
+                out.println("  call failed: " + e);
+            }
+        }
+
+        List<Long> drainLatencies() {
+            List<Long> drained = new ArrayList<>();
+            for (Long v; (v = latencies.poll()) != null; ) {
+                drained.add(v);
+            }
+            Collections.sort(drained);
+            return drained;
+        }
+
+        void stop() throws InterruptedException {
+            stopping = true;
+            for (Thread thread : threads) {
+                thread.join(60_000);
+            }
+        }
+    }
+
+    /** Runs a full GC in the child and returns the heap left after it (KB), or -1 if that did not work. */
+    private static long fullGc(Path jcmd, long pid, Path gcLog, PrintStream out) throws IOException, InterruptedException {
+        long before = fullGcs(gcLog).size();
+        Path output = gcLog.resolveSibling("jcmd.out");
+        Process process = new ProcessBuilder(jcmd.toString(), String.valueOf(pid), "GC.run").redirectErrorStream(true)
+                .redirectOutput(output.toFile()).start();
+        boolean ended = process.waitFor(60, TimeUnit.SECONDS); // a server out of memory may not answer
+        if (!ended || process.exitValue() != 0) {
+            if (!ended) {
+                process.destroyForcibly();
+            }
+            out.println("  jcmd GC.run " + (ended ? "failed: " + Files.readString(output, StandardCharsets.UTF_8).strip()
+                    : "did not end within 60 s"));
+            return -1;
+        }
+        List<Long> after = fullGcs(gcLog);
+        return after.size() > before ? after.get(after.size() - 1) : -1;
+    }
+
+    /**
+     * The heap after each full collection jcmd asked for, from the GC log, in KB: the collection's id
+     * from its {@code gc} line ("GC(12) Pause Full (Diagnostic Command)"), then the last heap summary
+     * that collection logged at {@code gc+heap=debug} (the one after it; "used 17234K").
+     */
+    private static List<Long> fullGcs(Path gcLog) throws IOException {
+        if (!Files.exists(gcLog)) {
+            return List.of();
+        }
+        String text = Files.readString(gcLog, StandardCharsets.UTF_8);
+        Map<String, Long> usedById = new LinkedHashMap<>();
+        Matcher used = HEAP_USED.matcher(text);
+        while (used.find()) {
+            usedById.put(used.group(1), Long.parseLong(used.group(2)));
+        }
+        List<Long> sizes = new ArrayList<>();
+        Matcher full = FULL_GC.matcher(text);
+        while (full.find()) {
+            Long kb = usedById.get(full.group(1));
+            if (kb != null) {
+                sizes.add(kb);
+            }
+        }
+        return sizes;
+    }
+
+    private static URI awaitEndpoint(Process server, Path log) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            String text = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+            Matcher m = LISTENING.matcher(text);
+            if (m.find()) {
+                return new URI(m.group(1));
+            }
+            if (!server.isAlive()) {
+                throw new IllegalStateException("the server exited with " + server.exitValue() + ":\n" + text);
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the server did not start within 120 s; its log: " + log);
+    }
+
+    private static void stop(Process server) throws InterruptedException {
+        server.destroy();
+        if (!server.waitFor(20, TimeUnit.SECONDS)) {
+            server.destroyForcibly();
+            server.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * This process's classpath for the child: the class loader's URLs when run under Maven's
+     * {@code exec:java} (whose {@code java.class.path} is Maven's own), else {@code java.class.path}.
+     */
+    private static String classpath() throws URISyntaxException {
+        if (McpSoakCheck.class.getClassLoader() instanceof URLClassLoader loader && loader.getURLs().length > 0) {
+            List<String> paths = new ArrayList<>();
+            for (URL url : loader.getURLs()) {
+                if (url.getProtocol().equals("file")) {
+                    paths.add(Path.of(url.toURI()).toString());
+                }
+            }
+            return String.join(java.io.File.pathSeparator, paths);
+        }
+        return System.getProperty("java.class.path");
+    }
+
+    private static double percentile(List<Long> sortedMicros, double p) {
+        if (sortedMicros.isEmpty()) {
+            return 0;
+        }
+        int index = (int) Math.min(sortedMicros.size() - 1, Math.ceil(p * sortedMicros.size()) - 1);
+        return sortedMicros.get(Math.max(0, index)) / 1000.0;
+    }
+
+    private static String rssMb(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return String.valueOf(Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or the process is gone
+        }
+        return "-";
+    }
+
+    private static String diskMb(String store, Path dir, Connection pg) {
+        try {
+            long bytes = switch (store) {
+                case "h2" -> McpLoadBenchmark.directorySize(dir.resolve("db"));
+                case "postgres" -> McpLoadBenchmark.schemaSize(pg, PG_SCHEMA);
+                default -> -1;
+            };
+            return bytes < 0 ? "-" : String.format(Locale.ROOT, "%.1f", bytes / 1048576.0);
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+
+    private static void deleteTree(Path dir, PrintStream out) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException | RuntimeException e) {
+            out.println("could not delete " + dir + ": " + e);
+        }
+    }
+}
