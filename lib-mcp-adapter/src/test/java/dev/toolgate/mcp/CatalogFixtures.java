@@ -102,14 +102,17 @@ final class CatalogFixtures {
         }
     }
 
-    /** The standard resolver, except that it refuses every principal whose key was revoked. */
+    /**
+     * The standard resolver, except that it refuses a principal whose key was revoked (everything), or
+     * whose {@code key/entry-name} was (that entry only).
+     */
     static final class RevocableResolver implements Resolver {
 
         final Set<String> revoked = ConcurrentHashMap.newKeySet();
 
         @Override
         public AccessDecision decide(Principal principal, Guarded tool) {
-            if (revoked.contains(principal.key())) {
+            if (revoked.contains(principal.key()) || revoked.contains(principal.key() + "/" + tool.name())) {
                 return AccessDecision.missing(Set.of("revoked"));
             }
             return Resolver.standard().decide(principal, tool);
