@@ -20,7 +20,7 @@ import java.util.Set;
  * McpResourceTemplate.builder("test://template/{id}/data", "template-data")
  *         .mimeType("application/json")
  *         .reader(request -> List.of(McpContents.text(request.uri(), "application/json",
- *                 "{\"id\":" + Json.quote(request.variables().get("id")) + "}")))
+ *                 Json.write(Json.object().put("id", request.variables().get("id"))))))
  *         .complete("id", request -> ids.startingWith(request.value()))
  *         .build();
  * }</pre>

@@ -62,6 +62,9 @@ import org.slf4j.LoggerFactory;
  *       with {@code {"token": ...}} applies it. When the client declared the elicitation capability, a
  *       DESTRUCTIVE apply first asks the human ({@code elicitation/create}) and applies only on
  *       accept; otherwise the single-use token is the consent gate.</li>
+ *   <li>With a {@link McpCatalog} ({@code .catalog(...)}): resources, resource templates, subscriptions,
+ *       prompts and completion, each shown only to principals the same resolver allows; a hidden one
+ *       answers exactly as an unknown one (see the module README).</li>
  * </ul>
  *
  * <h2>Errors</h2>
