@@ -104,7 +104,8 @@ final class CatalogFixtures {
 
     /**
      * The standard resolver, except that it refuses a principal whose key was revoked (everything), or
-     * whose {@code key/entry-name} was (that entry only).
+     * whose {@code key/entry-name} was (that entry only); it throws for an entry whose
+     * {@code throw/entry-name} was.
      */
     static final class RevocableResolver implements Resolver {
 
@@ -112,6 +113,9 @@ final class CatalogFixtures {
 
         @Override
         public AccessDecision decide(Principal principal, Guarded tool) {
+            if (revoked.contains("throw/" + tool.name())) {
+                throw new IllegalStateException("resolver down");
+            }
             if (revoked.contains(principal.key()) || revoked.contains(principal.key() + "/" + tool.name())) {
                 return AccessDecision.missing(Set.of("revoked"));
             }

@@ -410,6 +410,35 @@ class McpCatalogHttpTest {
     }
 
     @Test
+    void aPrincipalWhoseRulesShrinkGetsNoUpdatesAfterItsNextRequest() throws Exception {
+        try (RawEvents bob = new RawEvents(server.endpoint().orElseThrow(), "bob-token")) {
+            bob.post(subscribe(2, "test://watched-resource"));
+            bob.post(subscribe(3, "test://static-text"));
+            tokens.put("bob-token", Principal.user("bob")); // the identity provider dropped ticket.read
+            assertThat(bob.post("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/list\"}"))
+                    .doesNotContain("test://watched-resource").contains("test://static-text");
+            fixtures.catalog.resourceUpdated("test://watched-resource");
+            fixtures.catalog.resourceUpdated("test://static-text");
+            assertThat(bob.readUntil(m -> RawEvents.updated(m, "test://static-text"))
+                    .stream().filter(m -> RawEvents.updated(m, "test://watched-resource"))).isEmpty();
+        }
+    }
+
+    @Test
+    void aFailingResolverHidesTheEntry() {
+        McpSyncClient bob = client("bob-token");
+        resolver.revoked.add("throw/static-text");
+        resolver.revoked.add("throw/test_simple_prompt");
+        assertThat(bob.listResources().resources()).extracting(McpSchema.Resource::uri)
+                .doesNotContain("test://static-text").contains("test://static-binary");
+        assertThat(readError(bob, "test://static-text"))
+                .isEqualTo(new McpSchema.JSONRPCResponse.JSONRPCError(-32002, "Resource not found", Map.of("uri", "test://static-text")));
+        assertThat(bob.listPrompts().prompts()).extracting(McpSchema.Prompt::name).doesNotContain("test_simple_prompt");
+        assertThat(catchThrowableOfType(McpError.class, () -> bob.getPrompt(new McpSchema.GetPromptRequest("test_simple_prompt",
+                Map.of()))).getJsonRpcError().message()).isEqualTo("Invalid params: unknown prompt");
+    }
+
+    @Test
     void subscriptionsAreBoundedPerSessionAndEndWithTheSession() throws Exception {
         McpCatalog small = new CatalogFixtures(false).catalog.maxSubscriptionsPerSession(3);
         server = serve(small);
