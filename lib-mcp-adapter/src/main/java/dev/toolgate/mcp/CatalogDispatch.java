@@ -191,6 +191,11 @@ final class CatalogDispatch {
         if (target == null) {
             return;
         }
+        if ((resources && !resourcesServed && !(catalog.resources().isEmpty() && catalog.templates().isEmpty()))
+                || (prompts && !promptsServed && !catalog.prompts().isEmpty())) {
+            LOG.warn("MCP catalog entries added after this server started, of a kind it does not advertise "
+                    + "(resources or prompts), are not served by it; register at least one of each kind before start()");
+        }
         try {
             notifier.execute(() -> {
                 try {

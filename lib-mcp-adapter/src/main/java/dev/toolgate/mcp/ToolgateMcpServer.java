@@ -407,11 +407,13 @@ public final class ToolgateMcpServer implements AutoCloseable {
                     new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
             ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
             CatalogDispatch catalogDispatch = catalogDispatch();
+            if (catalogDispatch != null) { // before the SDK's transport starts reading
+                guarded.route(catalogDispatch.stdioRoute(principal, transport, mapper));
+            }
             McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
             bridge.attach(server);
             if (catalogDispatch != null) {
                 catalogDispatch.attach(server, transport);
-                guarded.route(catalogDispatch.stdioRoute(principal, transport, mapper));
             }
             LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
                     toolgate.resolveTools(principal).size(), permissionMode);
