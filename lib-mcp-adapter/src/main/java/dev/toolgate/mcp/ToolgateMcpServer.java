@@ -320,7 +320,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
         }
 
         McpSchema.ServerCapabilities capabilities() {
-            return McpSchema.ServerCapabilities.builder().tools(true).build();
+            return McpSchema.ServerCapabilities.builder().tools(true).logging().build();
         }
     }
 
@@ -378,7 +378,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
             StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
             StdioSerialSends transport = new StdioSerialSends(
                     new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal, requestTimeout);
             McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
             bridge.attach(server);
             LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
@@ -563,7 +563,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                     requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
                     maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null, requestTimeout);
             McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
             try {
                 transport.start(new InetSocketAddress(InetAddress.getByName(host), port));
