@@ -177,7 +177,8 @@ public final class RegisteredTool implements Guarded {
 
     /**
      * Undoes an applied execution: the tool's {@link Revert} with the payload that ran and the result
-     * it returned (as stored: redacted and capped).
+     * it returned (as stored: redacted and capped; null for a tool that {@link Tool#returnsContent()
+     * returns content}, which is stored only as its JSON view).
      *
      * @throws IllegalStateException if the tool has no revert
      * @throws Exception             whatever the revert throws
@@ -192,8 +193,10 @@ public final class RegisteredTool implements Guarded {
             throw new IllegalStateException(name + " has no revert");
         }
         tools.jackson.databind.JavaType type = schemas.mapper().constructType(t.outputType().orElse(Object.class));
+        // a content result is stored as its JSON view only (binary data never is): its revert gets null
         @SuppressWarnings("unchecked")
-        O output = result == null || result.isNull() ? null : (O) schemas.mapper().treeToValue(result, type);
+        O output = result == null || result.isNull() || t.returnsContent() ? null
+                : (O) schemas.mapper().treeToValue(result, type);
         revert.revert(bind(t, payload), output, context);
     }
 

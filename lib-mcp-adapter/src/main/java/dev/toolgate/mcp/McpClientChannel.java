@@ -189,6 +189,12 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new ClientInteractionException(interaction, "the tool was interrupted waiting for the client", e);
             }
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof java.util.concurrent.TimeoutException) {
+                    throw new ClientInteractionException(interaction, "the client did not answer the " + interaction
+                            + " request within the server's request timeout (" + timeout.toMillis() + " ms)", e);
+                }
+            }
             throw new ClientInteractionException(interaction, "the " + interaction + " request failed: " + e, e);
         }
         if (answer == null) {

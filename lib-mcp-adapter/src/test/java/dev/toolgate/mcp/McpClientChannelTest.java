@@ -3,6 +3,7 @@ package dev.toolgate.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.json.Json;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -41,6 +42,8 @@ class McpClientChannelTest {
     private final List<McpSyncClient> clients = new ArrayList<>();
     private Toolgate gate;
     private ToolgateMcpServer server;
+    private Duration serverRequestTimeout = Duration.ofMinutes(1);
+    private volatile long clientDelayMillis;
 
     @AfterEach
     void stop() {
@@ -67,6 +70,7 @@ class McpClientChannelTest {
                         })
                         .elicitation(request -> {
                             elicited.add(request);
+                            sleep(clientDelayMillis);
                             return answers.isEmpty() ? new ElicitResult(ElicitResult.Action.CANCEL, null) : answers.remove(0);
                         });
             }
@@ -76,7 +80,8 @@ class McpClientChannelTest {
         if (transport == Transport.HTTP) {
             if (server == null) {
                 gate = MediaTools.gate();
-                server = ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token))).start();
+                server = ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)))
+                        .requestTimeout(serverRequestTimeout).start();
             }
             client = Fixtures.http(server.endpoint().orElseThrow(), "alice-token", spec);
         } else {
@@ -88,6 +93,14 @@ class McpClientChannelTest {
         }
         clients.add(client);
         return client;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static CallToolResult call(McpSyncClient client, String tool, Map<String, Object> arguments, Object progressToken) {
@@ -198,6 +211,17 @@ class McpClientChannelTest {
         assertThat(properties.get("age")).containsEntry("default", 30);
     }
 
+    @Test
+    void anyRequestedSchemaReachesTheClientExactlyEnumsAndDefaultsIncluded() {
+        McpSyncClient client = client(Transport.HTTP, true);
+        answers.add(new ElicitResult(ElicitResult.Action.ACCEPT, Map.of("untitledSingle", "option1", "untitledMulti", List.of("option1"))));
+        String text = text(call(client, "media.enums", Map.of(), null));
+        assertThat(text).startsWith("Elicitation completed: action=accept, content=");
+        assertThat(Json.parse(text.substring(text.indexOf('{'))))
+                .isEqualTo(Json.parse("{\"untitledSingle\":\"option1\",\"untitledMulti\":[\"option1\"]}"));
+        assertThat(Json.toTree(elicited.get(0).requestedSchema())).isEqualTo(MediaTools.ENUMS);
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aClientWithoutTheCapabilitiesIsNeverAskedAndTheToolDecides(Transport transport) {
@@ -208,6 +232,27 @@ class McpClientChannelTest {
                 .isEqualTo("unsupported: the MCP client did not declare the elicitation capability");
         assertThat(sampled).isEmpty();
         assertThat(elicited).isEmpty();
+    }
+
+    @Test
+    void aClientThatNeverAnswersFailsTheRequestAtTheTimeoutNotTheCall() {
+        serverRequestTimeout = Duration.ofSeconds(1);
+        clientDelayMillis = 4_000;
+        McpSyncClient client = client(Transport.HTTP, true);
+        long start = System.nanoTime();
+        CallToolResult result = call(client, "media.sample", Map.of("prompt", "warm-up"), null);
+        assertThat(text(result)).startsWith("LLM response:");
+        CallToolResult unanswered = call(client, "media.rename", Map.of("name", "x"), null);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> proposal = (Map<String, Object>) unanswered.structuredContent();
+        CallToolResult applied = call(client, ToolgateMcpServer.APPLY_TOOL, Map.of("token", proposal.get("token")), null);
+        assertThat(applied.isError()).isTrue();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> failure = (Map<String, Object>) applied.structuredContent();
+        assertThat(failure).containsEntry("status", "failed");
+        assertThat((String) failure.get("message")).contains("ClientInteractionException")
+                .contains("did not answer the elicitation request within the server's request timeout (1000 ms)");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
     }
 
     @Test

@@ -44,6 +44,17 @@ final class MediaTools {
     record Name(String name) {
     }
 
+    /** The five enum shapes of SEP-1330, with defaults (SEP-1034). */
+    static final ObjectNode ENUMS = (ObjectNode) Json.parse("{\"type\":\"object\",\"properties\":{"
+            + "\"untitledSingle\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\",\"option3\"],\"default\":\"option1\"},"
+            + "\"titledSingle\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"value1\",\"title\":\"First Option\"},"
+            + "{\"const\":\"value2\",\"title\":\"Second Option\"}]},"
+            + "\"legacyEnum\":{\"type\":\"string\",\"enum\":[\"opt1\",\"opt2\"],\"enumNames\":[\"Option One\",\"Option Two\"]},"
+            + "\"untitledMulti\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\"]}},"
+            + "\"titledMulti\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"const\":\"value1\",\"title\":\"First Choice\"}]}},"
+            + "\"score\":{\"type\":\"number\",\"default\":95.5},\"verified\":{\"type\":\"boolean\",\"default\":true}},"
+            + "\"required\":[]}");
+
     private MediaTools() {
     }
 
@@ -126,6 +137,11 @@ final class MediaTools {
                                 return ContentResult.of(Content.text("unsupported: " + e.reason()));
                             }
                         }).build(),
+                read("enums", "Asks with every enum shape of SEP-1330.", ctx -> {
+                    Elicitation answer = ctx.channel().elicit("Pick", ENUMS);
+                    return ContentResult.of(Content.text("Elicitation completed: action=" + answer.action().name().toLowerCase()
+                            + ", content=" + Json.write(answer.content())));
+                }),
                 Tool.builder("rename", Name.class).description("Renames something; asks the user from its dry-run.")
                         .effect(Effect.MUTATE)
                         .dryRun((in, ctx) -> {
