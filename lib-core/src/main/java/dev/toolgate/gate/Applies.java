@@ -1,6 +1,5 @@
 package dev.toolgate.gate;
 
-import dev.toolgate.access.Principal;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
