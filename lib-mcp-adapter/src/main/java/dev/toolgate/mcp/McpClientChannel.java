@@ -29,7 +29,9 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>A tool cannot flood the client: progress that does not increase is dropped, progress is sent at
  * most every {@link #PROGRESS_INTERVAL_NANOS} apart (the final value, {@code progress >= total}, always),
  * and a call sends at most {@link #MAX_NOTIFICATIONS} progress and as many log notifications, each log
- * message cut at {@link #MAX_LOG_CHARS}. Closed when the call returns: later use is a no-op or refused.
+ * message cut at {@link #MAX_LOG_CHARS}; once a notification cannot be handed to the transport within
+ * {@link #NOTIFICATION_TIMEOUT}, the call sends no more. Closed when the call returns: later use is a
+ * no-op or refused.
  */
 final class McpClientChannel implements ClientChannel, AutoCloseable {
 
@@ -43,6 +45,8 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
     static final int MAX_NOTIFICATIONS = 1_000;
     /** The longest log message sent; longer ones are cut. */
     static final int MAX_LOG_CHARS = 16 * 1024;
+    /** How long a notification may take to hand to the transport before the call stops sending them. */
+    static final Duration NOTIFICATION_TIMEOUT = Duration.ofSeconds(10);
     /** The longest elicitation message. */
     static final int MAX_MESSAGE_CHARS = 16 * 1024;
 
@@ -52,6 +56,8 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
     private final Object progressLock = new Object();
     private final AtomicInteger logs = new AtomicInteger();
     private volatile boolean closed;
+    /** Set when a notification could not be sent in time: the client is not reading; later ones are dropped. */
+    private volatile boolean stalled;
     private double lastProgress = Double.NEGATIVE_INFINITY;
     private long lastProgressAt;
     private int progressSent;
@@ -75,7 +81,7 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
 
     @Override
     public void progress(double progress, Double total, String message) {
-        if (closed || progressToken == null || !Double.isFinite(progress)
+        if (closed || stalled || progressToken == null || !Double.isFinite(progress)
                 || (total != null && !Double.isFinite(total))) {
             return;
         }
@@ -97,7 +103,7 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
     @Override
     public void log(LogLevel level, String logger, Object data) {
         Objects.requireNonNull(level, "level");
-        if (closed || logs.incrementAndGet() > MAX_NOTIFICATIONS) {
+        if (closed || stalled || logs.incrementAndGet() > MAX_NOTIFICATIONS) {
             return;
         }
         String text = data instanceof String s ? s : json(data);
@@ -205,9 +211,10 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
 
     private void send(String what, reactor.core.publisher.Mono<Void> notification) {
         try {
-            notification.block(timeout);
+            notification.block(NOTIFICATION_TIMEOUT.compareTo(timeout) < 0 ? NOTIFICATION_TIMEOUT : timeout);
         } catch (RuntimeException e) {
-            LOG.debug("An MCP {} notification was not sent: {}", what, e.toString());
+            stalled = true; // a client that does not take notifications gets no more of this call's
+            LOG.debug("An MCP {} notification was not sent; dropping this call's later ones: {}", what, e.toString());
         }
     }
 

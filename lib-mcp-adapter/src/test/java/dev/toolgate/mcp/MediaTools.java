@@ -100,6 +100,13 @@ final class MediaTools {
                     channel.log(ClientChannel.LogLevel.INFO, "media", Map.of("step", 3));
                     return ContentResult.of(Content.text("logged"));
                 }),
+                read("backwards", "Reports progress 5, 3, 5, NaN, infinity, 7.", ctx -> {
+                    for (double value : new double[] {5, 3, 5, Double.NaN, Double.POSITIVE_INFINITY, 7}) {
+                        ctx.channel().progress(value, null, null);
+                        Thread.sleep(15);
+                    }
+                    return ContentResult.of(Content.text("went backwards"));
+                }),
                 read("flood", "Floods progress and log messages.", ctx -> {
                     for (int i = 1; i <= 200_000; i++) {
                         ctx.channel().progress(i, null, null);
