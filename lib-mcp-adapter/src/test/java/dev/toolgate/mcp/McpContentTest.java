@@ -122,6 +122,19 @@ class McpContentTest {
     }
 
     @Test
+    void longTextReachesTheClientWholeWhileTheAuditKeepsItsCap() {
+        CallToolResult result = Fixtures.call(client, "media.longtext", Map.of());
+        assertThat(((McpSchema.TextContent) result.content().get(0)).text()).hasSize(1_000_000);
+        McpSchema.EmbeddedResource resource = (McpSchema.EmbeddedResource) result.content().get(1);
+        assertThat(((McpSchema.TextResourceContents) resource.resource()).text()).hasSize(1_000_000);
+        CallRecord record = gate.findCalls(CallQuery.latest(1)).get(0);
+        assertThat(record.resultJson().length()).isLessThanOrEqualTo(10 * 1024);
+        JsonNode view = Json.parse(record.resultJson());
+        assertThat(view.path("_truncated").asBoolean()).isTrue();
+        assertThat(view.path("content").get(0).path("chars").asInt()).isEqualTo(1_000_000);
+    }
+
+    @Test
     void textIsRedactedForTheClientAndTheAuditButBinaryPassesIntact() {
         CallToolResult result = Fixtures.call(client, "media.secret", Map.of());
         assertThat(((McpSchema.TextContent) result.content().get(0)).text()).doesNotContain(MediaTools.SECRET).contains("[REDACTED]");

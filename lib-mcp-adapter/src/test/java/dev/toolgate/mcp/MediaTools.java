@@ -80,6 +80,8 @@ final class MediaTools {
                 read("secret", "Text holding a secret.", ctx -> ContentResult.of(Content.text("token " + SECRET),
                         Content.image(PNG, "image/png"))),
                 read("big", "A large image.", ctx -> ContentResult.of(Content.image(new byte[3 * 1024 * 1024], "image/png"))),
+                read("longtext", "A megabyte of text.", ctx -> ContentResult.of(Content.text("word ".repeat(200_000)),
+                        Content.resource("test://long", "text/plain", "line\n".repeat(200_000)))),
                 read("bad", "Content built from bad base64.", ctx -> ContentResult.of(Content.image("not base64!", "image/png"))),
                 read("plain", "A plain value.", ctx -> Map.of("answer", 42)),
                 read("progress", "Reports progress 0, 50, 100 of 100.", ctx -> {
