@@ -330,7 +330,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
          */
         McpAsyncServer server(McpServer.AsyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper,
                               CatalogDispatch catalogDispatch) {
-            McpSchema.ServerCapabilities.Builder capabilities = McpSchema.ServerCapabilities.builder().tools(true);
+            McpSchema.ServerCapabilities.Builder capabilities = McpSchema.ServerCapabilities.builder().tools(true).logging();
             return spec.serverInfo(serverName, serverVersion)
                     .instructions(instructionsOrDefault())
                     .capabilities((catalogDispatch == null ? capabilities : catalogDispatch.advertise(capabilities)).build())
@@ -405,7 +405,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
             StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
             StdioSerialSends transport = new StdioSerialSends(
                     new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal, requestTimeout);
             CatalogDispatch catalogDispatch = catalogDispatch();
             if (catalogDispatch != null) { // before the SDK's transport starts reading
                 guarded.route(catalogDispatch.stdioRoute(principal, transport, mapper));
@@ -597,7 +597,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                     requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
                     maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null, requestTimeout);
             CatalogDispatch catalogDispatch = catalogDispatch();
             transport.serveCatalog(catalogDispatch);
             McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
