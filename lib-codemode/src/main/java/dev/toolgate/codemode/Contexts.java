@@ -11,7 +11,8 @@ final class Contexts {
 
     /**
      * The caller's context: principal, tenant, session, automation and transport of the codemode
-     * call. A tool's context does not carry the conversation's permission mode, so the code's calls
+     * call, and its client channel, so a client that asked for progress hears each step of the script's
+     * run. A tool's context does not carry the conversation's permission mode, so the code's calls
      * are made in the default mode (mutations wait for consent unless policy allows them).
      */
     static CallContext of(ToolContext context) {
@@ -19,6 +20,7 @@ final class Contexts {
                 .withTenant(context.tenantId())
                 .withSession(context.sessionId())
                 .withAutomation(context.automationId())
-                .withTransport(context.transport());
+                .withTransport(context.transport())
+                .withChannel(context.channel());
     }
 }

@@ -11,6 +11,7 @@ import dev.toolgate.gate.SessionKind;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.JsonTruncator;
 import dev.toolgate.policy.PermissionMode;
+import dev.toolgate.tool.ClientChannel;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,15 +33,19 @@ final class Attempt {
     private final Principal principal;
     private final String approvedCallId;
     private final CallContext approver;
+    private final ClientChannel caller;
 
     /**
      * @param run            the run, running at the attempt this runner holds
      * @param principal      who the run's new steps are made for
      * @param approvedCallId the pending step an approver applies in this attempt, or null
      * @param approver       that approver, or null
+     * @param caller         the client waiting for this attempt (it hears each step as progress), or null
      */
-    Attempt(Wiring wiring, ExecutionRecord run, Principal principal, String approvedCallId, CallContext approver) {
+    Attempt(Wiring wiring, ExecutionRecord run, Principal principal, String approvedCallId, CallContext approver,
+            ClientChannel caller) {
         this.wiring = wiring;
+        this.caller = caller == null ? ClientChannel.none() : caller;
         this.run = run;
         this.principal = principal;
         this.approvedCallId = approvedCallId;
@@ -67,7 +72,7 @@ final class Attempt {
             }
         }
         Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), Json.parse(run.inputJson()), log,
-                approvedCallId, approver, run.createdAt());
+                approvedCallId, approver, run.createdAt(), caller);
         Object returned = null;
         Throwable thrown = null;
         try {

@@ -135,6 +135,10 @@ public final class Executions {
     /**
      * Starts a run of {@code program} for the context's principal, in its tenant and session (and
      * AUTO permission mode if the context has it), and runs it until it completes, fails or pauses.
+     * The context's {@linkplain CallContext#channel() client channel} hears each step as progress
+     * ({@code "step 2: incident.create"}, replayed steps included); an approval's context does the same
+     * for the attempt it runs. The run's steps are unattended and get no channel, except the step an
+     * approval applies, which runs for its approver as any apply does.
      *
      * @param input the program's input (null for an empty object), at most the gate's argument limit
      * @throws UnknownProgramException  no program of that name is registered
@@ -166,7 +170,7 @@ public final class Executions {
                 context.sessionId(), context.automationId(), context.transport(),
                 context.permissionMode() == dev.toolgate.policy.PermissionMode.AUTO, json, ExecutionStatus.RUNNING, 1,
                 null, null, null, null, null, null, null, List.of()));
-        return new Attempt(wiring, run, context.principal(), null, null).execute();
+        return new Attempt(wiring, run, context.principal(), null, null, context.channel()).execute();
     }
 
     /** {@link #start(CallContext, String, JsonNode)} with JSON text input (null or blank for none). */
@@ -252,7 +256,8 @@ public final class Executions {
         if (resumed.isEmpty()) {
             return new ExecutionOutcome.NotPaused(run.id(), current(run.id()));
         }
-        return new Attempt(wiring, resumed.get(), principal.get(), run.pendingCallId(), approver).execute();
+        return new Attempt(wiring, resumed.get(), principal.get(), run.pendingCallId(), approver,
+                approver == null ? null : approver.channel()).execute();
     }
 
     /**
@@ -413,7 +418,7 @@ public final class Executions {
                     wiring.runs().finish(run.id(), taken.get().attempt(), ExecutionStatus.FAILED, null,
                             "the run's principal " + run.principal() + " no longer exists", List.of());
                 } else {
-                    new Attempt(wiring, taken.get(), principal.get(), null, null).execute();
+                    new Attempt(wiring, taken.get(), principal.get(), null, null, null).execute(); // nobody waits on a takeover
                 }
                 settled++;
             } catch (RuntimeException e) {

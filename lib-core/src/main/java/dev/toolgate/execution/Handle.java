@@ -6,6 +6,7 @@ import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
+import dev.toolgate.tool.ClientChannel;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.Denied;
 import dev.toolgate.gate.Executed;
@@ -61,12 +62,14 @@ final class Handle implements Run {
     private final String approvedCallId;
     private final CallContext approver;
     private final Instant startedAt;
+    private final ClientChannel caller;
     private final List<String> lines = new ArrayList<>();
     private int seq;
     private Stop stop;
 
     Handle(Wiring wiring, String executionId, Principal principal, CallContext stepContext, JsonNode input,
-           Map<Integer, CallRecord> log, String approvedCallId, CallContext approver, Instant startedAt) {
+           Map<Integer, CallRecord> log, String approvedCallId, CallContext approver, Instant startedAt,
+           ClientChannel caller) {
         this.wiring = wiring;
         this.executionId = executionId;
         this.principal = principal;
@@ -76,6 +79,7 @@ final class Handle implements Run {
         this.approvedCallId = approvedCallId;
         this.approver = approver;
         this.startedAt = startedAt;
+        this.caller = caller == null ? ClientChannel.none() : caller;
     }
 
     /** Why the attempt must end, if a call said so. */
@@ -153,6 +157,8 @@ final class Handle implements Run {
             throw halt(new Stop.Refused(step, new IllegalArgumentException("the arguments of " + tool
                     + " cannot be written as JSON: " + e.getMessage(), e)));
         }
+        // the waiting client hears each step (replayed ones too): "step 2: incident.create"
+        caller.progress(step, null, "step " + step + ": " + tool);
         CallRecord logged = log.get(step);
         return logged != null ? fromLog(step, logged, tool, args) : fresh(step, tool, args);
     }
