@@ -1,0 +1,115 @@
+package dev.toolgate.mcp;
+
+import java.net.URI;
+import java.util.function.IntSupplier;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * An MCP endpoint under test, whichever transport serves it: the standalone server (hand-written
+ * transport on the JDK's HTTP server) or the servlet endpoint (the SDK's servlet transport) on an
+ * embedded Jetty 12, so the same client-side suites run against both.
+ */
+interface ServedMcp extends AutoCloseable {
+
+    URI endpoint();
+
+    int port();
+
+    /** Event streams open now. */
+    int openStreams();
+
+    @Override
+    void close();
+
+    static ServedMcp standalone(ToolgateMcpServer server) {
+        return new ServedMcp() {
+            @Override
+            public URI endpoint() {
+                return server.endpoint().orElseThrow();
+            }
+
+            @Override
+            public int port() {
+                return server.port();
+            }
+
+            @Override
+            public int openStreams() {
+                return server.openStreams();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    /**
+     * Mounts {@code endpoint} on a fresh Jetty 12 on 127.0.0.1 (any free port): at most
+     * {@code maxThreads} threads, connections idle for {@code idleTimeoutMillis} closed.
+     */
+    static ServedMcp jetty(McpServletEndpoint endpoint, int maxThreads, long idleTimeoutMillis) {
+        QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
+        threads.setName("jetty-mcp");
+        Server jetty = new Server(threads);
+        HttpConfiguration config = new HttpConfiguration();
+        config.setSendServerVersion(false);
+        ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(config));
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        connector.setIdleTimeout(idleTimeoutMillis);
+        jetty.addConnector(connector);
+        ServletContextHandler context = new ServletContextHandler();
+        context.setContextPath("/");
+        ServletHolder holder = new ServletHolder(endpoint.servlet());
+        holder.setAsyncSupported(true);
+        context.addServlet(holder, endpoint.path());
+        jetty.setHandler(context);
+        try {
+            jetty.start();
+        } catch (Exception e) {
+            endpoint.close();
+            throw new IllegalStateException("Jetty did not start", e);
+        }
+        int port = connector.getLocalPort();
+        IntSupplier streams = endpoint::openStreams;
+        return new ServedMcp() {
+            @Override
+            public URI endpoint() {
+                return URI.create("http://127.0.0.1:" + port + endpoint.path());
+            }
+
+            @Override
+            public int port() {
+                return port;
+            }
+
+            @Override
+            public int openStreams() {
+                return streams.getAsInt();
+            }
+
+            @Override
+            public void close() {
+                endpoint.close();
+                try {
+                    jetty.stop();
+                } catch (Exception e) {
+                    throw new IllegalStateException("Jetty did not stop", e);
+                }
+            }
+        };
+    }
+
+    /** Jetty with the settings the servlet suites use: 200 threads (Jetty's default), 30 s idle timeout. */
+    static ServedMcp jetty(McpServletEndpoint endpoint) {
+        return jetty(endpoint, 200, 30_000);
+    }
+}
