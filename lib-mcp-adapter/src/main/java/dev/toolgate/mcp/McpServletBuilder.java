@@ -106,14 +106,14 @@ public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServle
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(mapper)
                 .mcpEndpoint(endpoint)
-                .maxRequestSize(maxBodyBytes)
+                .maxRequestSize(maxBodyBytes + 1) // the guard reads and checks the body first
                 .contextExtractor(ServletGuard::context)
                 .build();
         ServletSessions sessions = new ServletSessions(maxSessionsPerPrincipal, maxSessions, sessionIdleTimeout);
         ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
         McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
         bridge.attach(server);
-        ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins);
+        ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, maxBodyBytes);
         LOG.info("MCP servlet endpoint {} built (SDK servlet transport, permission mode {})", endpoint, permissionMode);
         return new McpServletEndpoint(server, bridge, guard, sessions, endpoint);
     }

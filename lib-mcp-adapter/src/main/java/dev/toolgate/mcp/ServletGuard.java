@@ -44,17 +44,19 @@ final class ServletGuard extends HttpServlet {
     private final transient McpRequestAuthenticator authenticator;
     private final transient McpJsonMapper mapper;
     private final transient ServletSessions sessions;
+    private final transient ServletChecks checks;
     private final Set<String> allowedOrigins;
     private final AtomicInteger openStreams = new AtomicInteger();
     private volatile boolean closing;
 
     ServletGuard(HttpServletStreamableServerTransportProvider sdk, McpRequestAuthenticator authenticator,
-                 McpJsonMapper mapper, ServletSessions sessions, Set<String> allowedOrigins) {
+                 McpJsonMapper mapper, ServletSessions sessions, Set<String> allowedOrigins, int maxBodyBytes) {
         this.sdk = sdk;
         this.authenticator = authenticator;
         this.mapper = mapper;
         this.sessions = sessions;
         this.allowedOrigins = allowedOrigins;
+        this.checks = new ServletChecks(mapper, maxBodyBytes);
     }
 
     /** The transport context of a request this guard let through: its principal, for {@link ToolBridge}. */
@@ -115,15 +117,30 @@ final class ServletGuard extends HttpServlet {
                     + "; supported: " + String.join(", ", HttpTransport.PROTOCOL_VERSIONS));
             return;
         }
+        HttpServletRequest checked = request;
+        boolean initialize = false;
+        if (method.equals("POST")) {
+            ServletChecks.Post post = checks.post(request, response);
+            if (post == null) {
+                return;
+            }
+            checked = post.request();
+            initialize = post.message().isInitialize();
+        } else if (method.equals("GET")) {
+            checked = checks.get(request, response);
+            if (checked == null) {
+                return;
+            }
+        }
         String key = principal.get().key();
         String sessionId = request.getHeader(HttpResponses.SESSION_HEADER);
-        if (sessionId != null && !sessions.owns(key, sessionId)) {
+        if (sessionId != null && !initialize && !sessions.owns(key, sessionId)) {
             sendError(response, 404, HttpResponses.SESSION_NOT_FOUND,
                     "Session not found: it ended, or it is not yours; send initialize to start a new one");
             return;
         }
         AtomicBoolean reservation = new AtomicBoolean();
-        if (method.equals("POST") && sessionId == null) {
+        if (initialize) {
             ServletSessions.Refusal refusal = sessions.reserve(key);
             if (refusal != null) {
                 refuse(response, key, refusal);
@@ -138,9 +155,12 @@ final class ServletGuard extends HttpServlet {
             }
         });
         try {
-            sdk.service(request, guarded);
+            sdk.service(checked, guarded);
             if (method.equals("GET") && request.isAsyncStarted()) {
                 countStream(request);
+                if (guarded.getStatus() == 200) {
+                    guarded.getWriter().flush(); // the stream's headers now, not with its first event
+                }
             }
             if (method.equals("DELETE") && guarded.getStatus() < 300) {
                 sessions.remove(sessionId);
@@ -235,14 +255,10 @@ final class ServletGuard extends HttpServlet {
     }
 
     private void sendError(HttpServletResponse response, int status, int code, String message) throws IOException {
-        sendJson(response, status, JsonRpc.error(null, code, message, null));
+        checks.sendError(response, status, null, code, message);
     }
 
-    private void sendJson(HttpServletResponse response, int status, Object body) throws IOException {
-        byte[] bytes = mapper.writeValueAsBytes(body);
-        response.setStatus(status);
-        response.setContentType(HttpResponses.APPLICATION_JSON);
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
+    private void sendJson(HttpServletResponse response, int status, Map<String, Object> body) throws IOException {
+        checks.sendJson(response, status, body);
     }
 }
