@@ -56,11 +56,19 @@ interface ServedMcp extends AutoCloseable {
      * {@code maxThreads} threads, connections idle for {@code idleTimeoutMillis} closed.
      */
     static ServedMcp jetty(McpServletEndpoint endpoint, int maxThreads, long idleTimeoutMillis) {
+        return jetty(endpoint, maxThreads, idleTimeoutMillis, -1);
+    }
+
+    /** The same, and request bodies slower than {@code minRequestBytesPerSecond} (if positive) cut off. */
+    static ServedMcp jetty(McpServletEndpoint endpoint, int maxThreads, long idleTimeoutMillis, long minRequestBytesPerSecond) {
         QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
         threads.setName("jetty-mcp");
         Server jetty = new Server(threads);
         HttpConfiguration config = new HttpConfiguration();
         config.setSendServerVersion(false);
+        if (minRequestBytesPerSecond > 0) {
+            config.setMinRequestDataRate(minRequestBytesPerSecond);
+        }
         ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(config));
         connector.setHost("127.0.0.1");
         connector.setPort(0);
