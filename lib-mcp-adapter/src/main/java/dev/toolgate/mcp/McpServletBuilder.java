@@ -66,7 +66,11 @@ public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServle
         return this;
     }
 
-    /** The most open sessions of one principal (default 16); past it {@code initialize} gets 429. */
+    /**
+     * The most open sessions of one principal (default 16). Past it, {@code initialize} ends that
+     * principal's least recently used idle session (no request in flight, no open stream); if none is
+     * idle it is refused with 429.
+     */
     public McpServletBuilder maxSessionsPerPrincipal(int sessions) {
         if (sessions < 1) {
             throw new IllegalArgumentException("maxSessionsPerPrincipal must be at least 1");
@@ -75,7 +79,10 @@ public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServle
         return this;
     }
 
-    /** The most open sessions in all (default 1,024); past it {@code initialize} gets 503. */
+    /**
+     * The most open sessions in all (default 1,024). Past it, {@code initialize} ends the least
+     * recently used idle session, whoever's; if none is idle it is refused with 503.
+     */
     public McpServletBuilder maxSessions(int sessions) {
         if (sessions < 1) {
             throw new IllegalArgumentException("maxSessions must be at least 1");
@@ -108,6 +115,7 @@ public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServle
                 .mcpEndpoint(endpoint)
                 .maxRequestSize(maxBodyBytes + 1) // the guard reads and checks the body first
                 .contextExtractor(ServletGuard::context)
+                .sessionSweepInterval(sessionIdleTimeout) // the SDK forgets sessions the guard ended
                 .build();
         ServletSessions sessions = new ServletSessions(maxSessionsPerPrincipal, maxSessions, sessionIdleTimeout);
         ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);

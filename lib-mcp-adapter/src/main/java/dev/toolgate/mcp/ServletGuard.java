@@ -134,10 +134,14 @@ final class ServletGuard extends HttpServlet {
         }
         String key = principal.get().key();
         String sessionId = request.getHeader(HttpResponses.SESSION_HEADER);
-        if (sessionId != null && !initialize && !sessions.owns(key, sessionId)) {
-            sendError(response, 404, HttpResponses.SESSION_NOT_FOUND,
-                    "Session not found: it ended, or it is not yours; send initialize to start a new one");
-            return;
+        ServletSessions.Binding session = null;
+        if (sessionId != null && !initialize) {
+            session = sessions.acquire(key, sessionId);
+            if (session == null) {
+                sendError(response, 404, HttpResponses.SESSION_NOT_FOUND,
+                        "Session not found: it ended, or it is not yours; send initialize to start a new one");
+                return;
+            }
         }
         AtomicBoolean reservation = new AtomicBoolean();
         if (initialize) {
@@ -154,10 +158,26 @@ final class ServletGuard extends HttpServlet {
                 sessions.settle(key, started);
             }
         });
+        boolean async = false;
         try {
             sdk.service(checked, guarded);
-            if (method.equals("GET") && request.isAsyncStarted()) {
-                countStream(request);
+            async = request.isAsyncStarted();
+            boolean stream = method.equals("GET") && async;
+            if (stream) {
+                openStreams.incrementAndGet();
+            }
+            if (async) {
+                ServletSessions.Binding busy = session;
+                onEnd(request, () -> {
+                    if (stream) {
+                        openStreams.decrementAndGet();
+                    }
+                    if (busy != null) {
+                        sessions.release(busy);
+                    }
+                });
+            }
+            if (stream) {
                 if (guarded.getStatus() == 200) {
                     guarded.getWriter().flush(); // the stream's headers now, not with its first event
                 }
@@ -168,6 +188,9 @@ final class ServletGuard extends HttpServlet {
         } finally {
             if (reservation.compareAndSet(true, false)) {
                 sessions.settle(key, null); // no session started: give the room back
+            }
+            if (!async && session != null) {
+                sessions.release(session);
             }
         }
     }
@@ -211,24 +234,23 @@ final class ServletGuard extends HttpServlet {
         boolean perPrincipal = refusal == ServletSessions.Refusal.PER_PRINCIPAL;
         int limit = perPrincipal ? sessions.maxPerPrincipal() : sessions.maxTotal();
         String message = perPrincipal
-                ? "Too many sessions: " + key + " already has " + limit + " open sessions (the per-principal limit); "
-                        + "end one with DELETE, or retry when one has been idle long enough to end"
-                : "Too many sessions: the server has " + limit + " open sessions (its limit); retry later";
+                ? "Too many sessions: " + key + " already has " + limit + " open sessions (the per-principal limit), each with a "
+                        + "request in flight or an open stream; end one with DELETE, or retry when one is idle"
+                : "Too many sessions: the server has " + limit + " open sessions (its limit), each with a request in flight "
+                        + "or an open stream; retry later";
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("limit", perPrincipal ? "maxSessionsPerPrincipal" : "maxSessions");
         data.put("max", limit);
         sendJson(response, perPrincipal ? 429 : 503, JsonRpc.error(null, HttpResponses.TOO_MANY_SESSIONS, message, data));
     }
 
-    private void countStream(HttpServletRequest request) {
-        openStreams.incrementAndGet();
+    /** Runs {@code ended} once when the request's asynchronous answer (a response stream or event stream) ends. */
+    private static void onEnd(HttpServletRequest request, Runnable ended) {
+        AtomicBoolean done = new AtomicBoolean();
         request.getAsyncContext().addListener(new AsyncListener() {
-            private boolean ended;
-
-            private synchronized void end() {
-                if (!ended) {
-                    ended = true;
-                    openStreams.decrementAndGet();
+            private void end() {
+                if (done.compareAndSet(false, true)) {
+                    ended.run();
                 }
             }
 

@@ -3,7 +3,10 @@ package dev.toolgate.mcp;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The servlet endpoint's record of which principal started which MCP session, and its session caps.
@@ -12,23 +15,36 @@ import java.util.Map;
  * by the principal whose {@code initialize} created it, and an id this class does not know is refused
  * (fails closed) before the SDK sees it.
  *
- * <p>Caps: a principal may hold {@code maxPerPrincipal} sessions and the server {@code maxTotal};
- * a session unused for {@code idleTimeout} no longer counts (and its id is no longer accepted). Unlike
- * the standalone server's, an {@code initialize} over a cap is refused, never answered by evicting an
- * idle session: the servlet endpoint cannot end a session inside the SDK.
+ * <p>Caps, as on the standalone server ({@link HttpSessions}): a principal may hold
+ * {@code maxPerPrincipal} sessions and the server {@code maxTotal}. Past a cap, {@code initialize}
+ * ends the least recently used idle session (no request in flight, no open stream) of that principal
+ * (or, for the server's cap, of anyone); if none is idle it is refused. An ended session's id gets
+ * 404 from here at once; the SDK forgets the session itself at its next sweep. A session unused for
+ * {@code idleTimeout} ends the same way.
  */
 final class ServletSessions {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
 
     /** Why an admission was refused, or null if admitted. */
     enum Refusal { PER_PRINCIPAL, TOTAL }
 
-    private record Binding(String principalKey, long[] lastUsed) {
+    /** One session: its principal, when it was last used, and its requests in flight and open streams. */
+    static final class Binding {
+        final String principalKey;
+        long lastUsed;
+        int busy;
+
+        Binding(String principalKey, long now) {
+            this.principalKey = principalKey;
+            this.lastUsed = now;
+        }
     }
 
     private final int maxPerPrincipal;
     private final int maxTotal;
     private final long idleNanos;
-    private final Map<String, Binding> byId = new HashMap<>();
+    private final Map<String, Binding> byId = new LinkedHashMap<>();
     private final Map<String, Integer> reserved = new HashMap<>();
     private int reservedTotal;
 
@@ -46,32 +62,46 @@ final class ServletSessions {
         return maxTotal;
     }
 
-    /** True if {@code sessionId} is a live session of {@code principalKey}; marks it used. */
-    synchronized boolean owns(String principalKey, String sessionId) {
+    /**
+     * The session {@code sessionId} of {@code principalKey}, marked used and busy until
+     * {@link #release}; null if it is not a live session of that principal.
+     */
+    synchronized Binding acquire(String principalKey, String sessionId) {
         Binding binding = byId.get(sessionId);
         long now = System.nanoTime();
-        if (binding == null || now - binding.lastUsed()[0] > idleNanos) {
-            if (binding != null) {
-                byId.remove(sessionId);
-            }
-            return false;
+        if (binding == null) {
+            return null;
         }
-        if (!binding.principalKey().equals(principalKey)) {
-            return false;
+        if (binding.busy == 0 && now - binding.lastUsed > idleNanos) {
+            byId.remove(sessionId);
+            return null;
         }
-        binding.lastUsed()[0] = now;
-        return true;
+        if (!binding.principalKey.equals(principalKey)) {
+            return null;
+        }
+        binding.lastUsed = now;
+        binding.busy++;
+        return binding;
     }
 
-    /** Reserves room for one more session of the principal; null if admitted, else the cap that refuses. */
+    /** The request or stream that {@link #acquire} counted has ended. */
+    synchronized void release(Binding binding) {
+        binding.busy--;
+        binding.lastUsed = System.nanoTime();
+    }
+
+    /**
+     * Reserves room for one more session of the principal, ending an idle session if a cap is
+     * reached; null if admitted, else the cap that refuses.
+     */
     synchronized Refusal reserve(String principalKey) {
         prune();
-        long mine = byId.values().stream().filter(b -> b.principalKey().equals(principalKey)).count()
+        long mine = byId.values().stream().filter(b -> b.principalKey.equals(principalKey)).count()
                 + reserved.getOrDefault(principalKey, 0);
-        if (mine >= maxPerPrincipal) {
+        if (mine >= maxPerPrincipal && !evictIdle(principalKey)) {
             return Refusal.PER_PRINCIPAL;
         }
-        if (byId.size() + reservedTotal >= maxTotal) {
+        if (byId.size() + reservedTotal >= maxTotal && !evictIdle(null)) {
             return Refusal.TOTAL;
         }
         reserved.merge(principalKey, 1, Integer::sum);
@@ -84,7 +114,7 @@ final class ServletSessions {
         reserved.computeIfPresent(principalKey, (k, n) -> n == 1 ? null : n - 1);
         reservedTotal--;
         if (sessionId != null) {
-            byId.put(sessionId, new Binding(principalKey, new long[] {System.nanoTime()}));
+            byId.put(sessionId, new Binding(principalKey, System.nanoTime()));
         }
     }
 
@@ -100,10 +130,30 @@ final class ServletSessions {
         byId.clear();
     }
 
+    /** Ends the least recently used idle session of {@code principalKey} (null: of anyone); false if none is idle. */
+    private boolean evictIdle(String principalKey) {
+        Map.Entry<String, Binding> oldest = null;
+        for (Map.Entry<String, Binding> entry : byId.entrySet()) {
+            Binding binding = entry.getValue();
+            if (binding.busy == 0 && (principalKey == null || binding.principalKey.equals(principalKey))
+                    && (oldest == null || binding.lastUsed < oldest.getValue().lastUsed)) {
+                oldest = entry;
+            }
+        }
+        if (oldest == null) {
+            return false;
+        }
+        byId.remove(oldest.getKey());
+        LOG.info("MCP session {} of {} ended to make room for a new one (least recently used, idle)", oldest.getKey(),
+                oldest.getValue().principalKey);
+        return true;
+    }
+
     private void prune() {
         long now = System.nanoTime();
         for (Iterator<Binding> it = byId.values().iterator(); it.hasNext(); ) {
-            if (now - it.next().lastUsed()[0] > idleNanos) {
+            Binding binding = it.next();
+            if (binding.busy == 0 && now - binding.lastUsed > idleNanos) {
                 it.remove();
             }
         }

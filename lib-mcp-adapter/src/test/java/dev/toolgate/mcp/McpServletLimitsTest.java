@@ -113,30 +113,61 @@ class McpServletLimitsTest {
     }
 
     @Test
-    void thePrincipalsSessionCapRefusesWith429AndADeleteMakesRoom() throws Exception {
+    void thePrincipalsOldestIdleSessionIsEvictedAndItsIdGets404() throws Exception {
+        start(b -> b.maxSessionsPerPrincipal(2).maxSessions(10));
+        KeptAliveClient first = client("carol-token").initialize();
+        KeptAliveClient second = client("carol-token").initialize();
+        assertThat(second.post(LIST).status()).isEqualTo(200); // the first is now the least recently used
+
+        KeptAliveClient third = client("carol-token").initialize();
+        assertThat(first.post(LIST).status()).as("the evicted session").isEqualTo(404);
+        assertThat(second.post(LIST).status()).isEqualTo(200);
+        assertThat(third.post(LIST).status()).isEqualTo(200);
+        assertThat(client("bob-token").initialize().post(LIST).status()).as("another principal's cap is its own").isEqualTo(200);
+    }
+
+    @Test
+    @Timeout(60)
+    void withNoIdleSessionTheCapsRefuseWith429And503AndADeleteMakesRoom() throws Exception {
         start(b -> b.maxSessionsPerPrincipal(2).maxSessions(3));
         KeptAliveClient first = client("carol-token").initialize();
-        client("carol-token").initialize();
+        KeptAliveClient second = client("carol-token").initialize();
+        openStream("carol-token", first.sessionId());
+        openStream("carol-token", second.sessionId());
+        awaitTrue(Duration.ofSeconds(10), () -> server.openStreams() == 2, "both streams open");
 
         KeptAliveClient.Response refused = client("carol-token").post(INIT);
         assertThat(refused.status()).isEqualTo(429);
         assertThat(Json.parse(refused.body()).path("error").path("data").path("limit").asString()).isEqualTo("maxSessionsPerPrincipal");
-        assertThat(client("bob-token").post(INIT).status()).as("another principal is not refused").isEqualTo(200);
 
+        KeptAliveClient bob = client("bob-token").initialize();
+        openStream("bob-token", bob.sessionId());
+        awaitTrue(Duration.ofSeconds(10), () -> server.openStreams() == 3, "three streams open");
         KeptAliveClient.Response serverFull = client("alice-token").post(INIT);
         assertThat(serverFull.status()).isEqualTo(503);
         assertThat(Json.parse(serverFull.body()).path("error").path("data").path("limit").asString()).isEqualTo("maxSessions");
 
-        String session = first.sessionId();
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             OutputStream out = socket.getOutputStream();
-            out.write(("DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer carol-token\r\nMcp-Session-Id: " + session
-                    + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(("DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer carol-token\r\nMcp-Session-Id: "
+                    + first.sessionId() + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
             assertThat(answer).startsWith("HTTP/1.1 200");
         }
         assertThat(client("carol-token").post(INIT).status()).as("the deleted session made room").isEqualTo(200);
+    }
+
+    /** Opens the session's event stream on a raw socket (closed after the test) and waits for its headers. */
+    private void openStream(String token, String session) throws Exception {
+        Socket socket = new Socket("127.0.0.1", server.port());
+        closing.add(socket);
+        socket.setSoTimeout(10_000);
+        socket.getOutputStream().write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token
+                + "\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + session + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        byte[] status = socket.getInputStream().readNBytes(12);
+        assertThat(new String(status, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
     }
 
     @Test

@@ -61,6 +61,12 @@ interface ServedMcp extends AutoCloseable {
 
     /** The same, and request bodies slower than {@code minRequestBytesPerSecond} (if positive) cut off. */
     static ServedMcp jetty(McpServletEndpoint endpoint, int maxThreads, long idleTimeoutMillis, long minRequestBytesPerSecond) {
+        return jetty(endpoint, maxThreads, idleTimeoutMillis, minRequestBytesPerSecond, 0);
+    }
+
+    /** The same on {@code port} (0: any free port). */
+    static ServedMcp jetty(McpServletEndpoint endpoint, int maxThreads, long idleTimeoutMillis, long minRequestBytesPerSecond,
+                           int port) {
         QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
         threads.setName("jetty-mcp");
         Server jetty = new Server(threads);
@@ -71,7 +77,7 @@ interface ServedMcp extends AutoCloseable {
         }
         ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(config));
         connector.setHost("127.0.0.1");
-        connector.setPort(0);
+        connector.setPort(port);
         connector.setIdleTimeout(idleTimeoutMillis);
         jetty.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler();
@@ -86,17 +92,17 @@ interface ServedMcp extends AutoCloseable {
             endpoint.close();
             throw new IllegalStateException("Jetty did not start", e);
         }
-        int port = connector.getLocalPort();
+        int bound = connector.getLocalPort();
         IntSupplier streams = endpoint::openStreams;
         return new ServedMcp() {
             @Override
             public URI endpoint() {
-                return URI.create("http://127.0.0.1:" + port + endpoint.path());
+                return URI.create("http://127.0.0.1:" + bound + endpoint.path());
             }
 
             @Override
             public int port() {
-                return port;
+                return bound;
             }
 
             @Override

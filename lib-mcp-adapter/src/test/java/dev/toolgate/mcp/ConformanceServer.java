@@ -1,0 +1,39 @@
+package dev.toolgate.mcp;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.budget.ToolBudget;
+import java.util.Optional;
+
+/**
+ * The test tools served over one of the two Streamable HTTP transports, for runs of the official MCP
+ * conformance suite against each (see the module README): {@code standalone} (the hand-written
+ * transport on the JDK's HTTP server) or {@code servlet} (the SDK's servlet transport on Jetty 12).
+ * Bearer tokens as in {@link Fixtures#TOKENS}; the suite sends none, so a proxy in front adds one.
+ * Prints {@code PORT <port>} once serving and stops when stdin ends.
+ */
+public final class ConformanceServer {
+
+    private ConformanceServer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String transport = args.length > 0 ? args[0] : "standalone";
+        int port = args.length > 1 ? Integer.parseInt(args[1]) : 0;
+        try (Toolgate gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited())) {
+            McpAuthenticator tokens = token -> Optional.ofNullable(Fixtures.TOKENS.get(token));
+            ServedMcp served = switch (transport) {
+                case "standalone" -> ServedMcp.standalone(ToolgateMcpServer.http(gate, tokens).port(port).start());
+                case "servlet" -> ServedMcp.jetty(ToolgateMcpServer.servlet(gate, McpRequestAuthenticator.bearer(tokens)).build(),
+                        200, 30_000, -1, port);
+                default -> throw new IllegalArgumentException("standalone or servlet, not " + transport);
+            };
+            System.out.println("PORT " + served.port());
+            System.out.flush();
+            while (System.in.read() != -1) {
+                // serve until stdin ends
+            }
+            served.close();
+        }
+        System.exit(0);
+    }
+}
