@@ -13,6 +13,12 @@ import java.util.Optional;
  */
 public final class ConformanceServer {
 
+    /**
+     * Sessions per principal: the suite runs every scenario as one principal (the proxy's token) and
+     * keeps each scenario's event stream open, which exhausts the default of 16 before the last scenario.
+     */
+    private static final int SESSIONS = 64;
+
     private ConformanceServer() {
     }
 
@@ -22,8 +28,9 @@ public final class ConformanceServer {
         try (Toolgate gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited())) {
             McpAuthenticator tokens = token -> Optional.ofNullable(Fixtures.TOKENS.get(token));
             ServedMcp served = switch (transport) {
-                case "standalone" -> ServedMcp.standalone(ToolgateMcpServer.http(gate, tokens).port(port).start());
-                case "servlet" -> ServedMcp.jetty(ToolgateMcpServer.servlet(gate, McpRequestAuthenticator.bearer(tokens)).build(),
+                case "standalone" -> ServedMcp.standalone(ToolgateMcpServer.http(gate, tokens).port(port).maxSessionsPerPrincipal(SESSIONS).start());
+                case "servlet" -> ServedMcp.jetty(ToolgateMcpServer.servlet(gate, McpRequestAuthenticator.bearer(tokens))
+                        .maxSessionsPerPrincipal(SESSIONS).build(),
                         200, 30_000, -1, port);
                 default -> throw new IllegalArgumentException("standalone or servlet, not " + transport);
             };
