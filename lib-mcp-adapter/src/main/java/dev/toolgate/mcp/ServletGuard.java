@@ -27,10 +27,12 @@ import org.slf4j.LoggerFactory;
  * SDK's servlet transport sees it, then hands it on. In order: shutting down (503), the
  * {@code Origin} (403; CORS headers and the preflight otherwise, as the standalone server), the
  * principal (401 with {@code WWW-Authenticate: Bearer}), the method (405), the
- * {@code MCP-Protocol-Version} header (400), the session id against its principal (404), the session
- * caps for a POST without a session (429 per principal, 503 in all). The principal is bound to the
- * request as an attribute, from which the transport context the gate reads is built
- * ({@link #context}). The SDK's answers pass through {@link ServletGuardedResponse} (429 mapping).
+ * {@code MCP-Protocol-Version} header (400), the headers and body of a POST or GET
+ * ({@link ServletChecks}: 406, 415, 413, 400), the session id against its principal (404), the
+ * session caps for an {@code initialize} (LRU idle eviction, else 429 per principal, 503 in all). The
+ * principal is bound to the request as an attribute, from which the transport context the gate reads
+ * is built ({@link #context}). The SDK's answers pass through {@link ServletGuardedResponse} (the
+ * session id an {@code initialize} started, 429 mapping).
  */
 final class ServletGuard extends HttpServlet {
 
