@@ -3,6 +3,7 @@ package dev.toolgate.gate;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.FieldDiff;
+import dev.toolgate.tool.ContentResult;
 import java.util.List;
 import java.util.Objects;
 import tools.jackson.databind.JsonNode;
@@ -20,9 +21,18 @@ import tools.jackson.databind.node.ObjectNode;
  * @param appliedBy  who applied or approved it
  * @param automatic  true if AUTO mode or an ALLOW policy applied it without a human step
  * @param supersedes the proposal an operator's edit replaced, or null
+ * @param content    the tool's {@link ContentResult} if it returned one (as for {@link Executed#content()}),
+ *                   or null; {@code result} is then its JSON view
  */
 public record Applied(String callId, String toolName, String summary, JsonNode result, List<FieldChange> diff,
-                      PrincipalRef appliedBy, boolean automatic, String supersedes) implements CallResult {
+                      PrincipalRef appliedBy, boolean automatic, String supersedes, ContentResult content)
+        implements CallResult {
+
+    /** A result without content items: the tool returned a plain value. */
+    public Applied(String callId, String toolName, String summary, JsonNode result, List<FieldChange> diff,
+                   PrincipalRef appliedBy, boolean automatic, String supersedes) {
+        this(callId, toolName, summary, result, diff, appliedBy, automatic, supersedes, null);
+    }
 
     /** Checks the components; see the class description for what each must hold. */
     public Applied {

@@ -1,6 +1,5 @@
 package dev.toolgate.gate;
 
-import dev.toolgate.access.Principal;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
@@ -42,7 +41,7 @@ final class Applies {
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
         }
-        return runClaimed(claim.record(), checked.tool(), payload, context.principal(), context.transport(), false, start);
+        return runClaimed(claim.record(), checked.tool(), payload, context, false, start);
     }
 
     /**
@@ -67,7 +66,7 @@ final class Applies {
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
         }
-        return runClaimed(claim.record(), tool, payload, approver.principal(), approver.transport(), false, start);
+        return runClaimed(claim.record(), tool, payload, approver, false, start);
     }
 
     PendingProposal inspect(CallContext context, String token) {
@@ -170,25 +169,28 @@ final class Applies {
         return payload;
     }
 
-    /** Executes a claimed proposal's stored payload as {@code executor} and records the outcome. */
-    Applied runClaimed(CallRecord record, RegisteredTool tool, JsonNode payload, Principal executor, String transport,
-                       boolean automatic, long start) {
-        PrincipalRef actor = PrincipalRef.of(executor);
-        ToolContext toolContext = Steps.toolContext(record, executor, transport);
+    /**
+     * Executes a claimed proposal's stored payload as {@code executor}'s principal (with the way back to
+     * its client) and records the outcome.
+     */
+    Applied runClaimed(CallRecord record, RegisteredTool tool, JsonNode payload, CallContext executor, boolean automatic,
+                       long start) {
+        PrincipalRef actor = PrincipalRef.of(executor.principal());
+        ToolContext toolContext = Steps.toolContext(record, executor.principal(), executor.transport(), executor.channel());
         long toolStart = System.nanoTime();
-        JsonNode result;
+        RegisteredTool.Output output;
         try {
-            result = steps.runner.run(() -> tool.execute(payload, toolContext), steps.timeout(tool));
+            output = steps.runner.run(() -> tool.run(payload, toolContext), steps.timeout(tool));
         } catch (Throwable e) {
             throw steps.failApplied(record, e, actor, toolStart, start);
         }
-        JsonTruncator.Truncation safe = steps.hygiene.result(result);
+        JsonTruncator.Truncation safe = steps.hygiene.result(output.json());
         steps.calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null,
                 Steps.millisSince(toolStart)));
         steps.events.publish(record, CallStatus.APPLIED, actor, start);
         List<FieldChange> diff = record.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(record.diffJson()));
         return new Applied(record.id(), record.toolName(), record.summary(), safe.value(), diff, actor, automatic,
-                record.supersedes());
+                record.supersedes(), steps.hygiene.content(output.content()));
     }
 
     /** What an operator sees of a pending proposal; {@code blockedReason} says why this viewer may not decide. */

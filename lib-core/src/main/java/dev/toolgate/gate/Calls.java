@@ -15,6 +15,7 @@ import dev.toolgate.spi.CallStore.Claim;
 import dev.toolgate.spi.CallStore.ClaimResult;
 import dev.toolgate.spi.CallStore.ProposeResult;
 import dev.toolgate.tool.DryRunResult;
+import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolContext;
 import dev.toolgate.tool.ToolValidationException;
 import java.security.SecureRandom;
@@ -117,20 +118,21 @@ final class Calls {
         CallRecord.Builder draft = draft(context, call, id, step);
         ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.EXECUTE);
         long toolStart = System.nanoTime();
-        JsonNode result;
+        RegisteredTool.Output output;
         try {
-            result = steps.runner.run(() -> call.tool().execute(call.arguments(), toolContext), steps.timeout(call.tool()));
+            output = steps.runner.run(() -> call.tool().run(call.arguments(), toolContext), steps.timeout(call.tool()));
         } catch (ToolValidationException e) {
             throw steps.invalid(draft, call, e, toolStart, start);
         } catch (Throwable e) {
             throw steps.fail(draft, call, e, toolStart, start);
         }
-        JsonTruncator.Truncation safe = steps.hygiene.result(result);
+        JsonTruncator.Truncation safe = steps.hygiene.result(output.json());
         CallRecord record = steps.calls.record(draft.status(CallStatus.EXECUTED).resultJson(Json.write(safe.value()))
                 .durationMillis(Steps.millisSince(toolStart)).build());
         steps.events.publish(record, CallStatus.EXECUTED, record.principal(), start);
         rememberSuccess(context, call);
-        return new Executed(record.id(), record.toolName(), safe.value(), safe.truncated());
+        return new Executed(record.id(), record.toolName(), safe.value(), safe.truncated(),
+                steps.hygiene.content(output.content()));
     }
 
     /**
@@ -184,8 +186,7 @@ final class Calls {
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw new IllegalStateException("a proposal just made could not be claimed: " + claim.status());
         }
-        return applies.runClaimed(claim.record(), call.tool(), proposal.payload(), context.principal(), context.transport(),
-                true, start);
+        return applies.runClaimed(claim.record(), call.tool(), proposal.payload(), context, true, start);
     }
 
     private static PendingLimitException pendingLimit(String sessionId) {

@@ -3,9 +3,12 @@ package dev.toolgate.gate;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.JsonTruncator;
 import dev.toolgate.json.Redactor;
+import dev.toolgate.tool.Content;
+import dev.toolgate.tool.ContentResult;
 import java.util.ArrayList;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.node.StringNode;
 
 /** What leaves the gate or enters the audit trail: redacted, and results capped structurally. */
@@ -22,6 +25,33 @@ final class Hygiene {
     /** A result redacted, then pruned to the cap. */
     JsonTruncator.Truncation result(JsonNode result) {
         return JsonTruncator.truncate(redactor.redact(result), resultLimitBytes);
+    }
+
+    /**
+     * A tool's content result as a transport may pass it on: text (of text items and text resources)
+     * and descriptions redacted like a result's text, structured content redacted and capped like a
+     * result; images, audio and blobs as they are (they are not text, and never stored). Null for null.
+     */
+    ContentResult content(ContentResult content) {
+        if (content == null) {
+            return null;
+        }
+        List<Content> items = new ArrayList<>(content.content().size());
+        for (Content item : content.content()) {
+            if (item instanceof Content.Text text) {
+                items.add(Content.text(redactor.redactText(text.text())));
+            } else if (item instanceof Content.EmbeddedResource resource && resource.text() != null) {
+                items.add(Content.resource(resource.uri(), resource.mimeType(), redactor.redactText(resource.text())));
+            } else if (item instanceof Content.ResourceLink link && link.description() != null) {
+                items.add(new Content.ResourceLink(link.uri(), link.name(), link.title(),
+                        redactor.redactText(link.description()), link.mimeType(), link.size()));
+            } else {
+                items.add(item);
+            }
+        }
+        ObjectNode structured = content.structured();
+        JsonNode safe = structured == null ? null : result(structured).value();
+        return new ContentResult(items, safe instanceof ObjectNode object ? object : null);
     }
 
     /**

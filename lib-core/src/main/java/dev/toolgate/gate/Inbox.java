@@ -68,7 +68,7 @@ final class Inbox {
             allowFromNowOn(approval.scope(), record, tool, actor);
         }
         return new InboxResult.Approved(record.id(),
-                applies.runClaimed(claim.record(), tool, payload, approver.principal(), approver.transport(), false, start));
+                applies.runClaimed(claim.record(), tool, payload, approver, false, start));
     }
 
     InboxResult reject(CallContext approver, String callId, String reason) {

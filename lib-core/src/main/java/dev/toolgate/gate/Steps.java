@@ -17,6 +17,7 @@ import dev.toolgate.policy.PolicyView;
 import dev.toolgate.policy.ToolReview;
 import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.PolicyStore;
+import dev.toolgate.tool.ClientChannel;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolContext;
 import dev.toolgate.tool.ToolRegistry;
@@ -260,13 +261,16 @@ final class Steps implements AutoCloseable {
     /** Tool code's context for a call that has not been claimed: a dry-run, or a read. */
     static ToolContext toolContext(String callId, CallContext context, ToolContext.Phase phase) {
         return new ToolContext(callId, context.principal(), context.tenantId(), context.sessionId(), context.automationId(),
-                context.transport(), phase);
+                context.transport(), phase, context.channel());
     }
 
-    /** The context of a claimed proposal's execution: the proposal's setting, the executor's rights. */
-    static ToolContext toolContext(CallRecord record, Principal executor, String transport) {
+    /**
+     * The context of a claimed proposal's execution: the proposal's setting, the executor's rights, and
+     * the way back to the executor's client.
+     */
+    static ToolContext toolContext(CallRecord record, Principal executor, String transport, ClientChannel channel) {
         return new ToolContext(record.id(), executor, record.tenantId(), record.sessionId(), record.automationId(),
-                transport, ToolContext.Phase.EXECUTE);
+                transport, ToolContext.Phase.EXECUTE, channel);
     }
 
     Duration timeout(RegisteredTool tool) {

@@ -141,9 +141,33 @@ public final class RegisteredTool implements Guarded {
         return preview(tool, arguments, context);
     }
 
-    /** Runs the tool on a validated payload and returns its result as JSON ({@code null} as JSON null). */
+    /**
+     * Runs the tool on a validated payload and returns its result as JSON ({@code null} as JSON null; a
+     * {@link ContentResult} as its {@link ContentResult#toJson() JSON view}).
+     */
     public JsonNode execute(JsonNode payload, ToolContext context) throws Exception {
-        return run(tool, payload, context);
+        return run(payload, context).json();
+    }
+
+    /**
+     * Runs the tool on a validated payload: its result as JSON, and the {@link ContentResult} itself
+     * if the tool returned one.
+     */
+    public Output run(JsonNode payload, ToolContext context) throws Exception {
+        return output(tool, payload, context);
+    }
+
+    /**
+     * What a tool's execution returned.
+     *
+     * @param json    the result as JSON; for a content result, its {@link ContentResult#toJson() JSON view}
+     * @param content the content result the tool returned, or null if it returned a plain value
+     */
+    public record Output(JsonNode json, ContentResult content) {
+        /** Checks the components. */
+        public Output {
+            java.util.Objects.requireNonNull(json, "json");
+        }
     }
 
     /** True if the tool can undo an applied execution (it declares a {@link Revert}). */
@@ -153,7 +177,8 @@ public final class RegisteredTool implements Guarded {
 
     /**
      * Undoes an applied execution: the tool's {@link Revert} with the payload that ran and the result
-     * it returned (as stored: redacted and capped).
+     * it returned (as stored: redacted and capped; null for a tool that {@link Tool#returnsContent()
+     * returns content}, which is stored only as its JSON view).
      *
      * @throws IllegalStateException if the tool has no revert
      * @throws Exception             whatever the revert throws
@@ -168,8 +193,10 @@ public final class RegisteredTool implements Guarded {
             throw new IllegalStateException(name + " has no revert");
         }
         tools.jackson.databind.JavaType type = schemas.mapper().constructType(t.outputType().orElse(Object.class));
+        // a content result is stored as its JSON view only (binary data never is): its revert gets null
         @SuppressWarnings("unchecked")
-        O output = result == null || result.isNull() ? null : (O) schemas.mapper().treeToValue(result, type);
+        O output = result == null || result.isNull() || t.returnsContent() ? null
+                : (O) schemas.mapper().treeToValue(result, type);
         revert.revert(bind(t, payload), output, context);
     }
 
@@ -195,9 +222,16 @@ public final class RegisteredTool implements Guarded {
         return new DryRunResult(preview.summary(), payload, preview.diff());
     }
 
-    private <I, O> JsonNode run(Tool<I, O> t, JsonNode payload, ToolContext context) throws Exception {
+    private <I, O> Output output(Tool<I, O> t, JsonNode payload, ToolContext context) throws Exception {
         O result = t.executeFunction().apply(bind(t, payload), context);
-        return result == null ? NullNode.getInstance() : schemas.mapper().valueToTree(result);
+        if (result instanceof ContentResult content) {
+            return new Output(content.toJson(), content);
+        }
+        if (t.returnsContent()) {
+            throw new IllegalStateException(name + " declares returnsContent() but returned "
+                    + (result == null ? "null" : result.getClass().getName()) + ", not a ContentResult");
+        }
+        return new Output(result == null ? NullNode.getInstance() : schemas.mapper().valueToTree(result), null);
     }
 
     private <I> I bind(Tool<I, ?> t, JsonNode arguments) {

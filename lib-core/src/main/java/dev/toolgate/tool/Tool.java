@@ -57,6 +57,7 @@ public final class Tool<I, O> {
     private final boolean openWorld;
     private final boolean dynamic;
     private final boolean standingApproval;
+    private final boolean returnsContent;
     private final ObjectNode inputSchema;
     private final ObjectNode outputSchema;
     private final String contract;
@@ -76,6 +77,7 @@ public final class Tool<I, O> {
         this.openWorld = b.openWorld;
         this.dynamic = b.dynamic;
         this.standingApproval = b.standingApproval;
+        this.returnsContent = b.returnsContent;
         this.inputSchema = b.inputSchema;
         this.outputSchema = b.outputSchema;
         this.contract = b.contract;
@@ -181,6 +183,14 @@ public final class Tool<I, O> {
         return standingApproval;
     }
 
+    /**
+     * True if the tool declared that it returns a {@link ContentResult}; see
+     * {@link Builder#returnsContent()}.
+     */
+    public boolean returnsContent() {
+        return returnsContent;
+    }
+
     /** The input schema given to {@link #builder(String, ObjectNode)}, if the tool was built that way. */
     public Optional<ObjectNode> inputSchema() {
         return Optional.ofNullable(inputSchema).map(ObjectNode::deepCopy);
@@ -248,6 +258,7 @@ public final class Tool<I, O> {
         private boolean openWorld;
         private boolean dynamic;
         private boolean standingApproval;
+        private boolean returnsContent;
         private String contract;
         private ObjectNode inputSchema;
         private ObjectNode outputSchema;
@@ -355,6 +366,17 @@ public final class Tool<I, O> {
          */
         public Builder<I, O> standingApproval() {
             this.standingApproval = true;
+            return this;
+        }
+
+        /**
+         * Declares that the execute function returns a {@link ContentResult} (any tool may; this one
+         * promises to, and a call that returns something else fails). Over MCP the tool's output
+         * schema ({@link #outputSchema(ObjectNode)} or {@link #output(Type)}), if it has one, is then
+         * advertised as the tool's {@code outputSchema}: it describes the result's structured content.
+         */
+        public Builder<I, O> returnsContent() {
+            this.returnsContent = true;
             return this;
         }
 

@@ -36,9 +36,11 @@ final class HttpPost {
     private final HttpResponses responses;
     private final HttpSessions sessions;
     private final Supplier<McpStreamableServerSession.Factory> sessionFactory;
+    private final CatalogDispatch catalog;
 
     HttpPost(HttpSettings settings, HttpChecks checks, HttpResponses responses, HttpSessions sessions,
-             Supplier<McpStreamableServerSession.Factory> sessionFactory) {
+             Supplier<McpStreamableServerSession.Factory> sessionFactory, CatalogDispatch catalog) {
+        this.catalog = catalog;
         this.settings = settings;
         this.checks = checks;
         this.responses = responses;
@@ -106,6 +108,10 @@ final class HttpPost {
                 Map.of(ToolBridge.PRINCIPAL_KEY, principal, ToolBridge.ERROR_LOGGED_KEY, new AtomicBoolean()));
         switch (checked.kind()) {
             case REQUEST -> {
+                if (catalog != null && catalog.handles(checked.method())) { // resources, prompts, completion: per principal
+                    responses.sendJson(exchange, 200, catalog.answer(principal, session.id(), (McpSchema.JSONRPCRequest) message));
+                    return;
+                }
                 // a client that disconnects does not cancel its request (the spec's rule), so the
                 // subscription is never disposed; it ends when the SDK has answered
                 HttpRequestStream stream = new HttpRequestStream(checked.id(), responses, settings.requestTimeout());

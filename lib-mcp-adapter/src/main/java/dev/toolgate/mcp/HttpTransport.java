@@ -37,7 +37,7 @@ import reactor.core.publisher.Mono;
  * ({@link HttpSessions}). TCP_NODELAY, without which every call on a kept-alive connection waits
  * about 40 ms: {@link HttpNoDelay}.
  */
-final class HttpTransport implements McpStreamableServerTransportProvider {
+final class HttpTransport implements McpStreamableServerTransportProvider, CatalogDispatch.Sink {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
 
@@ -63,6 +63,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
     private HttpPost post;
     private HttpGet get;
     private HttpDelete delete;
+    private CatalogDispatch catalog;
 
     HttpTransport(McpJsonMapper mapper, McpAuthenticator authenticator, HttpSettings settings) {
         this.settings = settings;
@@ -83,7 +84,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
         // each open stream has at most one write in progress, so one thread per stream is the most needed
         writers = new ThreadPoolExecutor(0, settings.maxSessions() + 16, settings.idleThreadKeepAlive().toNanos(), TimeUnit.NANOSECONDS,
                 new SynchronousQueue<>(), daemon(String.format(name, "sse")));
-        post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory);
+        post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory, catalog);
         get = new HttpGet(checks, responses, writers, watchdog, settings.readTimeout());
         delete = new HttpDelete(checks, sessions);
         server.setExecutor(workers);
@@ -93,6 +94,24 @@ final class HttpTransport implements McpStreamableServerTransportProvider {
         housekeeping.scheduleWithFixedDelay(() -> sessions.housekeeping(settings.sessionIdleTimeout()), every, every,
                 TimeUnit.MILLISECONDS);
         server.start();
+    }
+
+    /** Answers the catalog's methods with {@code dispatch} (before {@link #start}). */
+    void serveCatalog(CatalogDispatch dispatch) {
+        this.catalog = dispatch;
+    }
+
+    @Override
+    public void send(String sessionId, String method, Object params) {
+        HttpSession session = sessions.get(sessionId);
+        if (session != null) {
+            notify(session, method, params);
+        }
+    }
+
+    @Override
+    public boolean alive(String sessionId) {
+        return sessions.get(sessionId) != null;
     }
 
     InetSocketAddress address() {

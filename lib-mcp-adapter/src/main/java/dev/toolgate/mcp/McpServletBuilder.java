@@ -118,11 +118,30 @@ public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServle
                 .sessionSweepInterval(sessionIdleTimeout) // the SDK forgets sessions the guard ended
                 .build();
         ServletSessions sessions = new ServletSessions(maxSessionsPerPrincipal, maxSessions, sessionIdleTimeout);
-        ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
-        McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
+        ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null, requestTimeout);
+        CatalogDispatch catalogDispatch = catalogDispatch();
+        McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
         bridge.attach(server);
-        ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, maxBodyBytes);
+        if (catalogDispatch != null) {
+            catalogDispatch.attach(server, new CatalogDispatch.Sink() {
+                @Override
+                public void send(String sessionId, String method, Object params) {
+                    try {
+                        transport.notifyClient(sessionId, method, params).block(Duration.ofSeconds(10));
+                    } catch (RuntimeException e) {
+                        LOG.debug("Notification {} not delivered to session {}: {}", method, sessionId, e.toString());
+                    }
+                }
+
+                @Override
+                public boolean alive(String sessionId) {
+                    return sessions.contains(sessionId);
+                }
+            });
+        }
+        ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, maxBodyBytes,
+                catalogDispatch);
         LOG.info("MCP servlet endpoint {} built (SDK servlet transport, permission mode {})", endpoint, permissionMode);
-        return new McpServletEndpoint(server, bridge, guard, sessions, endpoint);
+        return new McpServletEndpoint(server, bridge, guard, sessions, endpoint, catalogDispatch);
     }
 }

@@ -44,14 +44,17 @@ public final class McpServletEndpoint implements AutoCloseable {
     private final ServletGuard guard;
     private final ServletSessions sessions;
     private final String path;
+    private final CatalogDispatch catalog;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    McpServletEndpoint(McpAsyncServer server, ToolBridge bridge, ServletGuard guard, ServletSessions sessions, String path) {
+    McpServletEndpoint(McpAsyncServer server, ToolBridge bridge, ServletGuard guard, ServletSessions sessions, String path,
+                       CatalogDispatch catalog) {
         this.server = server;
         this.bridge = bridge;
         this.guard = guard;
         this.sessions = sessions;
         this.path = path;
+        this.catalog = catalog;
     }
 
     /** The servlet to mount, with async support, at {@link #path()}. */
@@ -86,6 +89,9 @@ public final class McpServletEndpoint implements AutoCloseable {
             server.closeGracefully().block(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
             LOG.debug("Closing the MCP servlet endpoint: {}", e.toString());
+        }
+        if (catalog != null) {
+            catalog.close();
         }
         sessions.clear();
         LOG.info("MCP servlet endpoint {} stopped", path);

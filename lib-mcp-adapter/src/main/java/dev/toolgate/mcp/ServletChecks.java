@@ -29,8 +29,8 @@ final class ServletChecks {
     private static final TypeRef<McpSchema.InitializeRequest> INITIALIZE = new TypeRef<>() {
     };
 
-    /** A POST that passed: its message's shape, and the request with its body read (for the SDK to read again). */
-    record Post(HttpServletRequest request, JsonRpc.Checked message) {
+    /** A POST that passed: its message's shape and text, and the request with its body read (for the SDK to read again). */
+    record Post(HttpServletRequest request, JsonRpc.Checked message, String text) {
     }
 
     private final McpJsonMapper mapper;
@@ -85,7 +85,7 @@ final class ServletChecks {
                     "Invalid params: initialize needs protocolVersion, capabilities and clientInfo");
             return null;
         }
-        return new Post(new CheckedRequest(request, body), checked);
+        return new Post(new CheckedRequest(request, body), checked, text);
     }
 
     private boolean initializeHasVersion(String text) {

@@ -3,6 +3,7 @@ package dev.toolgate.mcp;
 import dev.toolgate.access.Principal;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletConfig;
@@ -47,18 +48,21 @@ final class ServletGuard extends HttpServlet {
     private final transient McpJsonMapper mapper;
     private final transient ServletSessions sessions;
     private final transient ServletChecks checks;
+    private final transient CatalogDispatch catalog;
     private final Set<String> allowedOrigins;
     private final AtomicInteger openStreams = new AtomicInteger();
     private volatile boolean closing;
 
     ServletGuard(HttpServletStreamableServerTransportProvider sdk, McpRequestAuthenticator authenticator,
-                 McpJsonMapper mapper, ServletSessions sessions, Set<String> allowedOrigins, int maxBodyBytes) {
+                 McpJsonMapper mapper, ServletSessions sessions, Set<String> allowedOrigins, int maxBodyBytes,
+                 CatalogDispatch catalog) {
         this.sdk = sdk;
         this.authenticator = authenticator;
         this.mapper = mapper;
         this.sessions = sessions;
         this.allowedOrigins = allowedOrigins;
         this.checks = new ServletChecks(mapper, maxBodyBytes);
+        this.catalog = catalog;
     }
 
     /** The transport context of a request this guard let through: its principal, for {@link ToolBridge}. */
@@ -121,8 +125,9 @@ final class ServletGuard extends HttpServlet {
         }
         HttpServletRequest checked = request;
         boolean initialize = false;
+        ServletChecks.Post post = null;
         if (method.equals("POST")) {
-            ServletChecks.Post post = checks.post(request, response);
+            post = checks.post(request, response);
             if (post == null) {
                 return;
             }
@@ -144,6 +149,11 @@ final class ServletGuard extends HttpServlet {
                         "Session not found: it ended, or it is not yours; send initialize to start a new one");
                 return;
             }
+        }
+        if (session != null && post != null && catalog != null && post.message().kind() == JsonRpc.Kind.REQUEST
+                && catalog.handles(post.message().method())) {
+            answerFromCatalog(response, principal.get(), sessionId, session, post);
+            return;
         }
         AtomicBoolean reservation = new AtomicBoolean();
         if (initialize) {
@@ -194,6 +204,27 @@ final class ServletGuard extends HttpServlet {
             if (!async && session != null) {
                 sessions.release(session);
             }
+        }
+    }
+
+    /** Resources, prompts and completion: answered per principal by the catalog, as on the standalone server. */
+    private void answerFromCatalog(HttpServletResponse response, Principal principal, String sessionId,
+                                   ServletSessions.Binding session, ServletChecks.Post post) throws IOException {
+        try {
+            McpSchema.JSONRPCRequest message;
+            try {
+                message = (McpSchema.JSONRPCRequest) McpSchema.deserializeJsonRpcMessage(mapper, post.text());
+            } catch (IOException | RuntimeException e) {
+                checks.sendError(response, 400, post.message().id(), JsonRpc.INVALID_REQUEST, "Invalid Request: " + e.getMessage());
+                return;
+            }
+            byte[] bytes = mapper.writeValueAsBytes(catalog.answer(principal, sessionId, message));
+            response.setStatus(200);
+            response.setContentType(HttpResponses.APPLICATION_JSON);
+            response.setContentLength(bytes.length);
+            response.getOutputStream().write(bytes);
+        } finally {
+            sessions.release(session);
         }
     }
 

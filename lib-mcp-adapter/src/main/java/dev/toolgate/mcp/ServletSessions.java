@@ -118,6 +118,11 @@ final class ServletSessions {
         }
     }
 
+    /** Whether {@code sessionId} is a live session (for the catalog's subscriptions). */
+    synchronized boolean contains(String sessionId) {
+        return byId.containsKey(sessionId);
+    }
+
     synchronized void remove(String sessionId) {
         byId.remove(sessionId);
     }

@@ -29,12 +29,24 @@ final class StdioInput extends InputStream {
     private int position;
 
     private long requests;
+    private boolean initialized;
+    private volatile Route route;
+
+    /** Takes some requests off the SDK's path (the catalog's methods); true if it took this one. */
+    interface Route {
+        boolean offer(JsonRpc.Checked checked, String text);
+    }
 
     StdioInput(InputStream in, StdioOutput out, McpJsonMapper mapper, int maxLineBytes) {
         this.in = in instanceof java.io.BufferedInputStream ? in : new java.io.BufferedInputStream(in);
         this.out = out;
         this.mapper = mapper;
         this.maxLineBytes = maxLineBytes;
+    }
+
+    /** Requests that {@code route} takes (after {@code initialize}) are not handed to the SDK. */
+    void route(Route route) {
+        this.route = route;
     }
 
     /** Released when standard input ends. */
@@ -92,8 +104,14 @@ final class StdioInput extends InputStream {
             return true;
         }
         try {
-            if (JsonRpc.check(text).kind() == JsonRpc.Kind.REQUEST) {
-                requests++;
+            JsonRpc.Checked checked = JsonRpc.check(text);
+            if (checked.kind() == JsonRpc.Kind.REQUEST) {
+                requests++; // answered through the SDK's transport either way, so drain() counts it
+                initialized |= checked.isInitialize();
+                Route taker = route;
+                if (initialized && taker != null && !checked.isInitialize() && taker.offer(checked, text)) {
+                    return true;
+                }
             }
         } catch (JsonRpc.Invalid invalid) {
             reject(invalid.response());

@@ -18,9 +18,11 @@ import reactor.core.publisher.Mono;
  * when the machine is busy. Here each send enters the SDK's transport under one lock, so there is
  * never a second emitter to wait for.
  */
-final class StdioSerialSends implements McpServerTransportProvider {
+final class StdioSerialSends implements McpServerTransportProvider, CatalogDispatch.Sink {
 
     private final StdioServerTransportProvider delegate;
+    private volatile Serialized session;
+    private volatile boolean closed;
 
     StdioSerialSends(StdioServerTransportProvider delegate) {
         this.delegate = delegate;
@@ -28,7 +30,34 @@ final class StdioSerialSends implements McpServerTransportProvider {
 
     @Override
     public void setSessionFactory(McpServerSession.Factory sessionFactory) {
-        delegate.setSessionFactory(transport -> sessionFactory.create(new Serialized(transport)));
+        delegate.setSessionFactory(transport -> {
+            Serialized serialized = new Serialized(transport);
+            session = serialized;
+            return sessionFactory.create(serialized);
+        });
+    }
+
+    /** Sends one message (a response the catalog answered) through the session's serialized transport. */
+    void send(McpSchema.JSONRPCMessage message) {
+        Serialized target = session;
+        if (target == null || closed) {
+            return;
+        }
+        try {
+            target.sendMessage(message).block(java.time.Duration.ofSeconds(30));
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(ToolgateMcpServer.class).debug("Not sent on stdio: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void send(String sessionId, String method, Object params) {
+        send(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION, method, params));
+    }
+
+    @Override
+    public boolean alive(String sessionId) {
+        return !closed && CatalogDispatch.STDIO_SESSION.equals(sessionId);
     }
 
     @Override
@@ -43,11 +72,13 @@ final class StdioSerialSends implements McpServerTransportProvider {
 
     @Override
     public Mono<Void> closeGracefully() {
+        closed = true;
         return delegate.closeGracefully();
     }
 
     @Override
     public void close() {
+        closed = true;
         delegate.close();
     }
 

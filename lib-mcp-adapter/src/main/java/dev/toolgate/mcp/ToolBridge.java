@@ -31,6 +31,7 @@ import dev.toolgate.tool.ValidationIssue;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncListFilter;
 import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpError;
@@ -90,6 +91,7 @@ final class ToolBridge {
     private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(30);
 
     private final Toolgate toolgate;
+    private final Duration clientTimeout;
     private final String applyToolName;
     private final PermissionMode permissionMode;
     private final Principal fixedPrincipal;
@@ -107,6 +109,13 @@ final class ToolBridge {
     private volatile McpAsyncServer server;
 
     ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal) {
+        this(toolgate, applyToolName, permissionMode, fixedPrincipal, Duration.ofMinutes(5));
+    }
+
+    /** A bridge whose tools wait at most {@code clientTimeout} for the client (sampling, elicitation). */
+    ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal,
+               Duration clientTimeout) {
+        this.clientTimeout = Objects.requireNonNull(clientTimeout, "clientTimeout");
         this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
         this.applyToolName = applyToolName;
         this.permissionMode = permissionMode;
@@ -233,7 +242,7 @@ final class ToolBridge {
                         tool.name(), tool.source(), wire);
                 continue;
             }
-            tools.put(wire, toMcp(wire, tool.descriptor()));
+            tools.put(wire, toMcp(wire, tool.descriptor(), tool.tool().returnsContent()));
             if (!wire.equals(tool.name())) {
                 names.put(wire, tool.name());
             }
@@ -255,7 +264,7 @@ final class ToolBridge {
     private AsyncToolSpecification specification(McpSchema.Tool tool) {
         return AsyncToolSpecification.builder()
                 .tool(tool)
-                .callHandler((exchange, request) -> Mono.fromCallable(() -> call(new McpSyncServerExchange(exchange), request))
+                .callHandler((exchange, request) -> Mono.fromCallable(() -> call(exchange, request))
                         .subscribeOn(Schedulers.boundedElastic()))
                 .build();
     }
@@ -281,6 +290,14 @@ final class ToolBridge {
      * the gate's envelope (executed, proposal, applied), not the tool's bare output.
      */
     static McpSchema.Tool toMcp(String mcpName, ToolDescriptor descriptor) {
+        return toMcp(mcpName, descriptor, false);
+    }
+
+    /**
+     * A descriptor as an MCP tool; for a tool that declared it returns a content result, with its
+     * output schema (if it has one) as the MCP {@code outputSchema}: its structured content is its own.
+     */
+    static McpSchema.Tool toMcp(String mcpName, ToolDescriptor descriptor, boolean contentOutput) {
         Effect effect = descriptor.effect();
         ToolAnnotations annotations = ToolAnnotations.builder()
                 .title(descriptor.title().orElse(null))
@@ -288,11 +305,14 @@ final class ToolBridge {
                 .destructiveHint(effect == Effect.READ ? null : effect == Effect.DESTRUCTIVE)
                 .openWorldHint(descriptor.openWorld())
                 .build();
-        return McpSchema.Tool.builder(mcpName, Json.mapper().convertValue(descriptor.inputSchema(), MAP))
+        McpSchema.Tool.Builder builder = McpSchema.Tool.builder(mcpName, Json.mapper().convertValue(descriptor.inputSchema(), MAP))
                 .title(descriptor.title().orElse(null))
                 .description(descriptor.description())
-                .annotations(annotations)
-                .build();
+                .annotations(annotations);
+        if (contentOutput && descriptor.outputSchema() != null) {
+            builder.outputSchema(Json.mapper().convertValue(descriptor.outputSchema(), MAP));
+        }
+        return builder.build();
     }
 
     private McpSchema.Tool applyTool() {
@@ -322,14 +342,23 @@ final class ToolBridge {
 
     // ------------------------------------------------------------------------------------ calls
 
-    /** The {@code tools/call} handler for every tool. */
-    CallToolResult call(McpSyncServerExchange exchange, CallToolRequest request) {
+    /**
+     * The {@code tools/call} handler for every tool: the tool's execution gets a {@link McpClientChannel}
+     * to this client, closed when the call returns.
+     */
+    CallToolResult call(McpAsyncServerExchange asyncExchange, CallToolRequest request) {
+        try (McpClientChannel channel = McpClientChannel.of(asyncExchange, request, clientTimeout)) {
+            return call(new McpSyncServerExchange(asyncExchange), request, channel);
+        }
+    }
+
+    private CallToolResult call(McpSyncServerExchange exchange, CallToolRequest request, McpClientChannel channel) {
         String name = gateName(request.name());
         Principal principal = principalOf(exchange.transportContext());
         if (principal == null) {
             throw unknownTool(name);
         }
-        CallContext context = context(principal, exchange.sessionId());
+        CallContext context = context(principal, exchange.sessionId()).withChannel(channel);
         try {
             if (name.equals(applyToolName)) {
                 // listed only with a mutating tool in view, but callable by anyone offered any tool, so a
@@ -384,8 +413,7 @@ final class ToolBridge {
                 return refusal;
             }
         }
-        Applied applied = toolgate.apply(context, token);
-        return result(applied.toJson(), false);
+        return success(toolgate.apply(context, token));
     }
 
     /** The token argument, or a validation failure the model can correct. */
@@ -488,6 +516,12 @@ final class ToolBridge {
         }
         if (result instanceof Denied denied) {
             return result(denied.toJson(), true);
+        }
+        if (result instanceof Executed executed && executed.content() != null) {
+            return McpContent.result(executed.content(), executed.callId(), executed.status());
+        }
+        if (result instanceof Applied applied && applied.content() != null) {
+            return McpContent.result(applied.content(), applied.callId(), applied.status());
         }
         if (result instanceof Executed || result instanceof Applied) {
             return result(result.toJson(), false);

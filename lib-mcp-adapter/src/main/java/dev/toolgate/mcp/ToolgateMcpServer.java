@@ -62,6 +62,9 @@ import org.slf4j.LoggerFactory;
  *       with {@code {"token": ...}} applies it. When the client declared the elicitation capability, a
  *       DESTRUCTIVE apply first asks the human ({@code elicitation/create}) and applies only on
  *       accept; otherwise the single-use token is the consent gate.</li>
+ *   <li>With a {@link McpCatalog} ({@code .catalog(...)}): resources, resource templates, subscriptions,
+ *       prompts and completion, each shown only to principals the same resolver allows; a hidden one
+ *       answers exactly as an unknown one (see the module README).</li>
  * </ul>
  *
  * <h2>Errors</h2>
@@ -132,9 +135,11 @@ public final class ToolgateMcpServer implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CountDownLatch inputEnded;
     private final PrintStream restoreOut;
+    private final CatalogDispatch catalog;
 
     private ToolgateMcpServer(McpAsyncServer server, ToolBridge bridge, HttpTransport http, String endpointPath,
-                              CountDownLatch inputEnded, PrintStream restoreOut) {
+                              CountDownLatch inputEnded, PrintStream restoreOut, CatalogDispatch catalog) {
+        this.catalog = catalog;
         this.server = server;
         this.bridge = bridge;
         this.http = http;
@@ -208,6 +213,11 @@ public final class ToolgateMcpServer implements AutoCloseable {
         return http == null ? 0 : http.queuedRequests();
     }
 
+    /** Resource subscriptions held now (ended sessions' dropped first); 0 without a catalog. */
+    int catalogSubscriptions() {
+        return catalog == null ? 0 : catalog.subscriptionCount();
+    }
+
     /**
      * Blocks until the server stops: for stdio when standard input ends (the client went away) or
      * {@link #close()} is called; for HTTP when {@link #close()} is called.
@@ -230,6 +240,9 @@ public final class ToolgateMcpServer implements AutoCloseable {
         }
         stopped.countDown();
         bridge.detach();
+        if (catalog != null) {
+            catalog.close();
+        }
         try {
             server.closeGracefully().block(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
@@ -254,6 +267,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
         String serverVersion = "0.1.0";
         String instructions;
         Duration requestTimeout = Duration.ofMinutes(5);
+        McpCatalog catalog;
 
         Builder(Toolgate toolgate) {
             this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
@@ -305,14 +319,31 @@ public final class ToolgateMcpServer implements AutoCloseable {
         }
 
         /**
+         * Resources, resource templates and prompts to serve next to the tools, each shown only to the
+         * principals the gate's resolver allows (see {@link McpCatalog}). Default: none, and the server
+         * advertises no resources, prompts or completions.
+         */
+        public B catalog(McpCatalog catalog) {
+            this.catalog = Objects.requireNonNull(catalog, "catalog");
+            return self();
+        }
+
+        /** The catalog's dispatcher for one server, or null without a catalog. */
+        CatalogDispatch catalogDispatch() {
+            return catalog == null ? null : new CatalogDispatch(catalog, toolgate.resolver());
+        }
+
+        /**
          * The SDK server for either transport, configured the same way: the gate's tools behind the
          * bridge. Built from asynchronous specifications so that the list filter runs on the calling
          * thread (see {@link ToolBridge}).
          */
-        McpAsyncServer server(McpServer.AsyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper) {
+        McpAsyncServer server(McpServer.AsyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper,
+                              CatalogDispatch catalogDispatch) {
+            McpSchema.ServerCapabilities.Builder capabilities = McpSchema.ServerCapabilities.builder().tools(true).logging();
             return spec.serverInfo(serverName, serverVersion)
                     .instructions(instructionsOrDefault())
-                    .capabilities(capabilities())
+                    .capabilities((catalogDispatch == null ? capabilities : catalogDispatch.advertise(capabilities)).build())
                     .validateToolInputs(false)
                     .requestTimeout(requestTimeout)
                     .jsonMapper(mapper)
@@ -327,10 +358,6 @@ public final class ToolgateMcpServer implements AutoCloseable {
                     + "proposal with status awaiting_operator, a summary, a diff and a token. Show the user the summary and "
                     + "diff; only after they agree, call " + applyToolName + " with the token. Results with isError true "
                     + "explain what to fix.";
-        }
-
-        McpSchema.ServerCapabilities capabilities() {
-            return McpSchema.ServerCapabilities.builder().tools(true).build();
         }
     }
 
@@ -388,12 +415,19 @@ public final class ToolgateMcpServer implements AutoCloseable {
             StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
             StdioSerialSends transport = new StdioSerialSends(
                     new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal);
-            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal, requestTimeout);
+            CatalogDispatch catalogDispatch = catalogDispatch();
+            if (catalogDispatch != null) { // before the SDK's transport starts reading
+                guarded.route(catalogDispatch.stdioRoute(principal, transport, mapper));
+            }
+            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
             bridge.attach(server);
+            if (catalogDispatch != null) {
+                catalogDispatch.attach(server, transport);
+            }
             LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
                     toolgate.resolveTools(principal).size(), permissionMode);
-            return new ToolgateMcpServer(server, bridge, null, null, guarded.eof(), restore);
+            return new ToolgateMcpServer(server, bridge, null, null, guarded.eof(), restore, catalogDispatch);
         }
     }
 
@@ -573,8 +607,10 @@ public final class ToolgateMcpServer implements AutoCloseable {
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                     requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
                     maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null);
-            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper);
+            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null, requestTimeout);
+            CatalogDispatch catalogDispatch = catalogDispatch();
+            transport.serveCatalog(catalogDispatch);
+            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
             try {
                 transport.start(new InetSocketAddress(InetAddress.getByName(host), port));
             } catch (IOException e) {
@@ -582,7 +618,10 @@ public final class ToolgateMcpServer implements AutoCloseable {
                 throw new UncheckedIOException("Cannot serve MCP on " + host + ":" + port + ": " + e.getMessage(), e);
             }
             bridge.attach(server);
-            ToolgateMcpServer started = new ToolgateMcpServer(server, bridge, transport, endpoint, null, null);
+            if (catalogDispatch != null) {
+                catalogDispatch.attach(server, transport);
+            }
+            ToolgateMcpServer started = new ToolgateMcpServer(server, bridge, transport, endpoint, null, null, catalogDispatch);
             LOG.info("MCP server on {} (Streamable HTTP, permission mode {})", started.endpoint().orElseThrow(), permissionMode);
             return started;
         }
