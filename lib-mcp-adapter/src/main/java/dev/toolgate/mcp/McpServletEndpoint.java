@@ -72,6 +72,11 @@ public final class McpServletEndpoint implements AutoCloseable {
         return sessions.size();
     }
 
+    /** Resource subscriptions held now; 0 without a catalog (for tests and diagnostics). */
+    int catalogSubscriptions() {
+        return catalog == null ? 0 : catalog.subscriptionCount();
+    }
+
     /** Event streams (GET) open now (for tests and diagnostics). */
     int openStreams() {
         return guard.openStreams();

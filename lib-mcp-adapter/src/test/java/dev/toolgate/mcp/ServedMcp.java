@@ -24,6 +24,12 @@ interface ServedMcp extends AutoCloseable {
     /** Event streams open now. */
     int openStreams();
 
+    /** Sessions open now. */
+    int openSessions();
+
+    /** Resource subscriptions held now. */
+    int catalogSubscriptions();
+
     @Override
     void close();
 
@@ -42,6 +48,16 @@ interface ServedMcp extends AutoCloseable {
             @Override
             public int openStreams() {
                 return server.openStreams();
+            }
+
+            @Override
+            public int openSessions() {
+                return server.openSessions();
+            }
+
+            @Override
+            public int catalogSubscriptions() {
+                return server.catalogSubscriptions();
             }
 
             @Override
@@ -108,6 +124,16 @@ interface ServedMcp extends AutoCloseable {
             @Override
             public int openStreams() {
                 return streams.getAsInt();
+            }
+
+            @Override
+            public int openSessions() {
+                return endpoint.openSessions();
+            }
+
+            @Override
+            public int catalogSubscriptions() {
+                return endpoint.catalogSubscriptions();
             }
 
             @Override
