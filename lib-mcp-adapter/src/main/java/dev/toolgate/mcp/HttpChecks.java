@@ -68,7 +68,14 @@ final class HttpChecks {
     }
 
     private boolean originAllowed(String origin) {
-        Set<String> allowed = settings.allowedOrigins();
+        return originAllowed(origin, settings.allowedOrigins());
+    }
+
+    /**
+     * True if a browser {@code origin} may call: one of {@code allowed} (lower case; {@code *} for
+     * any), or, when {@code allowed} is empty, a loopback origin. Shared with the servlet endpoint.
+     */
+    static boolean originAllowed(String origin, Set<String> allowed) {
         if (!allowed.isEmpty()) {
             return allowed.contains("*") || allowed.contains(origin.toLowerCase(Locale.ROOT));
         }

@@ -165,6 +165,16 @@ public final class ToolgateMcpServer implements AutoCloseable {
         return new HttpBuilder(toolgate, authenticator);
     }
 
+    /**
+     * The MCP endpoint as a servlet, for a host's own servlet container (Spring Boot, Jetty, Tomcat):
+     * the MCP SDK's servlet transport behind Toolgate's checks; each request's principal from
+     * {@code authenticator} ({@link McpRequestAuthenticator#bearer} for bearer tokens). Needs
+     * {@code jakarta.servlet-api} 6 on the classpath. See {@link McpServletEndpoint}.
+     */
+    public static McpServletBuilder servlet(Toolgate toolgate, McpRequestAuthenticator authenticator) {
+        return new McpServletBuilder(toolgate, authenticator);
+    }
+
     /** The HTTP endpoint, such as {@code http://127.0.0.1:8765/mcp}; empty for stdio. */
     public Optional<URI> endpoint() {
         if (http == null) {

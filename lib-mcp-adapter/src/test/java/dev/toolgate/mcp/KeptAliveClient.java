@@ -60,6 +60,11 @@ final class KeptAliveClient implements AutoCloseable {
         return this;
     }
 
+    /** The session id from {@link #initialize()}, or null. */
+    String sessionId() {
+        return session;
+    }
+
     /** A {@code tools/call} with JSON arguments. */
     Response call(int id, String tool, String arguments) throws IOException {
         return post("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool

@@ -34,7 +34,7 @@ class McpCatalogHttpTest {
     private final List<McpSyncClient> clients = new ArrayList<>();
     private final List<AutoCloseable> closing = new ArrayList<>();
     private CatalogFixtures fixtures;
-    private ToolgateMcpServer server;
+    private ServedMcp server;
 
     @BeforeEach
     void start() {
@@ -42,10 +42,15 @@ class McpCatalogHttpTest {
         server = serve(fixtures.catalog);
     }
 
-    private ToolgateMcpServer serve(McpCatalog catalog) {
+    /** Serves the gate and catalog (null: none) the way this suite tests; the servlet suite overrides it. */
+    ServedMcp serve(Toolgate gate, McpAuthenticator authenticator, McpCatalog catalog) {
+        ToolgateMcpServer.HttpBuilder builder = ToolgateMcpServer.http(gate, authenticator);
+        return ServedMcp.standalone((catalog == null ? builder : builder.catalog(catalog)).start());
+    }
+
+    private ServedMcp serve(McpCatalog catalog) {
         Toolgate gate = CatalogFixtures.gate(resolver);
-        ToolgateMcpServer started = ToolgateMcpServer.http(gate, token -> Optional.ofNullable(tokens.get(token)))
-                .catalog(catalog).start();
+        ServedMcp started = serve(gate, token -> Optional.ofNullable(tokens.get(token)), catalog);
         closing.add(started);
         closing.add(gate);
         return started;
@@ -64,7 +69,7 @@ class McpCatalogHttpTest {
     }
 
     private McpSyncClient client(String token, UnaryOperator<io.modelcontextprotocol.client.McpClient.SyncSpec> spec) {
-        McpSyncClient client = Fixtures.http(server.endpoint().orElseThrow(), token, spec);
+        McpSyncClient client = Fixtures.http(server.endpoint(), token, spec);
         clients.add(client);
         return client;
     }
@@ -141,7 +146,7 @@ class McpCatalogHttpTest {
 
     @Test
     void hiddenEntriesAnswerExactlyAsUnknownOnesByteForByte() throws Exception {
-        ToolgateMcpServer without = serve(new CatalogFixtures(false).catalog); // the same catalog, secrets never registered
+        ServedMcp without = serve(new CatalogFixtures(false).catalog); // the same catalog, secrets never registered
         List<String> requests = List.of(
                 "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/read\",\"params\":{\"uri\":\"docs://secret/plan\"}}",
                 "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/read\",\"params\":{\"uri\":\"docs://secret/budget\"}}",
@@ -361,7 +366,7 @@ class McpCatalogHttpTest {
 
         // what the server sends, exactly: updates go out in order, so once the control (static-text)
         // arrives, an update of watched-resource sent before it would have arrived too
-        try (RawEvents raw = new RawEvents(server.endpoint().orElseThrow(), "bob-token")) {
+        try (RawEvents raw = new RawEvents(server.endpoint(), "bob-token")) {
             raw.post(subscribe(2, "test://watched-resource"));
             raw.post(subscribe(3, "test://static-text"));
             fixtures.catalog.resourceUpdated("test://watched-resource");
@@ -387,7 +392,7 @@ class McpCatalogHttpTest {
         McpSyncClient carol = client("carol-token", spec -> spec.resourcesUpdateConsumer(c -> carolUpdated.countDown()));
         awaitOpenStreams(1);
         carol.subscribeResource(new McpSchema.SubscribeRequest("test://watched-resource"));
-        try (RawEvents bob = new RawEvents(server.endpoint().orElseThrow(), "bob-token")) {
+        try (RawEvents bob = new RawEvents(server.endpoint(), "bob-token")) {
             assertThat(bob.post(subscribe(2, "test://watched-resource"))).contains("\"result\":{}");
             assertThat(bob.post(subscribe(3, "test://static-text"))).contains("\"result\":{}");
             fixtures.catalog.resourceUpdated("test://watched-resource");
@@ -411,7 +416,7 @@ class McpCatalogHttpTest {
 
     @Test
     void aPrincipalWhoseRulesShrinkGetsNoUpdatesAfterItsNextRequest() throws Exception {
-        try (RawEvents bob = new RawEvents(server.endpoint().orElseThrow(), "bob-token")) {
+        try (RawEvents bob = new RawEvents(server.endpoint(), "bob-token")) {
             bob.post(subscribe(2, "test://watched-resource"));
             bob.post(subscribe(3, "test://static-text"));
             tokens.put("bob-token", Principal.user("bob")); // the identity provider dropped ticket.read
@@ -505,7 +510,7 @@ class McpCatalogHttpTest {
 
         Toolgate gate = CatalogFixtures.gate(resolver);
         closing.add(gate);
-        server = ToolgateMcpServer.http(gate, token -> Optional.ofNullable(tokens.get(token))).start();
+        server = serve(gate, token -> Optional.ofNullable(tokens.get(token)), null);
         closing.add(server);
         McpSchema.ServerCapabilities none = client("bob-token").getServerCapabilities();
         assertThat(none.resources()).isNull();

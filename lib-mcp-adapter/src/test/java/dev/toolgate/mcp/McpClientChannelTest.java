@@ -41,7 +41,7 @@ class McpClientChannelTest {
     private final List<ElicitResult> answers = new CopyOnWriteArrayList<>();
     private final List<McpSyncClient> clients = new ArrayList<>();
     private Toolgate gate;
-    private ToolgateMcpServer server;
+    private ServedMcp server;
     private Duration serverRequestTimeout = Duration.ofMinutes(1);
     private volatile long clientDelayMillis;
 
@@ -54,6 +54,11 @@ class McpClientChannelTest {
         if (gate != null) {
             gate.close();
         }
+    }
+
+    /** Serves the gate over Streamable HTTP the way this suite tests; the servlet suite overrides it. */
+    ServedMcp serve(Toolgate gate, McpAuthenticator authenticator, Duration requestTimeout) {
+        return ServedMcp.standalone(ToolgateMcpServer.http(gate, authenticator).requestTimeout(requestTimeout).start());
     }
 
     /** A client that records notifications and answers sampling and elicitation when {@code capable}. */
@@ -80,10 +85,9 @@ class McpClientChannelTest {
         if (transport == Transport.HTTP) {
             if (server == null) {
                 gate = MediaTools.gate();
-                server = ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)))
-                        .requestTimeout(serverRequestTimeout).start();
+                server = serve(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)), serverRequestTimeout);
             }
-            client = Fixtures.http(server.endpoint().orElseThrow(), "alice-token", spec);
+            client = Fixtures.http(server.endpoint(), "alice-token", spec);
         } else {
             ServerParameters parameters = ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
                     .args("-cp", System.getProperty("java.class.path"), MediaStdioServer.class.getName()).build();

@@ -34,14 +34,19 @@ class McpContentTest {
     private static final String PNG64 = Base64.getEncoder().encodeToString(MediaTools.PNG);
 
     private Toolgate gate;
-    private ToolgateMcpServer server;
+    private ServedMcp server;
     private McpSyncClient client;
+
+    /** Serves the gate the way this suite tests; the servlet suite overrides it. */
+    ServedMcp serve(Toolgate gate, McpAuthenticator authenticator) {
+        return ServedMcp.standalone(ToolgateMcpServer.http(gate, authenticator).start());
+    }
 
     @BeforeEach
     void start() {
         gate = MediaTools.gate();
-        server = ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token))).start();
-        client = Fixtures.http(server.endpoint().orElseThrow(), "alice-token");
+        server = serve(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)));
+        client = Fixtures.http(server.endpoint(), "alice-token");
     }
 
     @AfterEach

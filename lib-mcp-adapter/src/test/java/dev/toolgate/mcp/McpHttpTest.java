@@ -45,11 +45,17 @@ import org.junit.jupiter.api.Test;
 /** The governed tools through the MCP SDK's own client over Streamable HTTP. */
 class McpHttpTest {
 
+    /** Serves the gate the way this suite tests; the servlet suite overrides it. */
+    ServedMcp serve(Toolgate gate, McpAuthenticator authenticator, PermissionMode mode) {
+        return ServedMcp.standalone(ToolgateMcpServer.http(gate, authenticator).permissionMode(mode).start());
+    }
+
+
     private final Fixtures.Tickets tickets = new Fixtures.Tickets();
     private final Map<String, Principal> tokens = new ConcurrentHashMap<>(Fixtures.TOKENS);
     private final List<McpSyncClient> clients = new ArrayList<>();
     private Toolgate gate;
-    private ToolgateMcpServer server;
+    private ServedMcp server;
 
     @BeforeEach
     void start() {
@@ -59,9 +65,7 @@ class McpHttpTest {
     private void startWith(ToolBudget budget, PermissionMode mode) {
         stop();
         gate = Fixtures.gate(tickets, budget);
-        server = ToolgateMcpServer.http(gate, token -> Optional.ofNullable(tokens.get(token)))
-                .permissionMode(mode)
-                .start();
+        server = serve(gate, token -> Optional.ofNullable(tokens.get(token)), mode);
     }
 
     @AfterEach
@@ -77,20 +81,20 @@ class McpHttpTest {
     }
 
     private McpSyncClient client(String token) {
-        McpSyncClient client = Fixtures.http(server.endpoint().orElseThrow(), token);
+        McpSyncClient client = Fixtures.http(server.endpoint(), token);
         clients.add(client);
         return client;
     }
 
     private McpSyncClient client(String token, java.util.function.UnaryOperator<io.modelcontextprotocol.client.McpClient.SyncSpec> spec) {
-        McpSyncClient client = Fixtures.http(server.endpoint().orElseThrow(), token, spec);
+        McpSyncClient client = Fixtures.http(server.endpoint(), token, spec);
         clients.add(client);
         return client;
     }
 
     @Test
     void bindsToLoopbackByDefault() {
-        assertThat(server.endpoint().orElseThrow().toString()).startsWith("http://127.0.0.1:").endsWith("/mcp");
+        assertThat(server.endpoint().toString()).startsWith("http://127.0.0.1:").endsWith("/mcp");
     }
 
     @Test

@@ -60,7 +60,9 @@ import java.util.stream.Stream;
  * {@code TOOLGATE_TEST_PG_URL}; the benchmark works in its own schema {@code toolgate_mcp_bench}, created
  * afresh and dropped at the end), {@code --clients 1,8,64}, {@code --warmup-ms 1000} (per cell and side;
  * each store also warms up 3x that at 8 clients), {@code --slice-ms 2000} (one repeat of one side),
- * {@code --repeats 2}. The defaults take about 40 s per store.
+ * {@code --repeats 2}, {@code --transport jdk|servlet} (default jdk: the standalone server's hand-written
+ * transport on the JDK's HTTP server; servlet: {@code ToolgateMcpServer.servlet}, the MCP SDK's servlet
+ * transport, on an embedded Jetty 12, see {@link JettyMcpServer}). The defaults take about 40 s per store.
  */
 public final class McpLoadBenchmark {
 
@@ -68,13 +70,14 @@ public final class McpLoadBenchmark {
     private static final String PG_SCHEMA = "toolgate_mcp_bench";
 
     /** Parsed options. */
-    record Options(List<String> stores, int[] clients, Duration warmup, Duration slice, int repeats, String pgUrl) {
+    record Options(List<String> stores, int[] clients, Duration warmup, Duration slice, int repeats, String pgUrl,
+                   String transport) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>();
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
-                if (!List.of("--stores", "--clients", "--warmup-ms", "--slice-ms", "--repeats", "--pg-url").contains(key)
+                if (!List.of("--stores", "--clients", "--warmup-ms", "--slice-ms", "--repeats", "--pg-url", "--transport").contains(key)
                         || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + key);
                 }
@@ -97,7 +100,8 @@ public final class McpLoadBenchmark {
                 throw new IllegalArgumentException("--repeats and --clients must be at least 1");
             }
             return new Options(stores, clients, Duration.ofMillis(Long.parseLong(values.getOrDefault("--warmup-ms", "1000"))),
-                    Duration.ofMillis(Long.parseLong(values.getOrDefault("--slice-ms", "2000"))), repeats, pgUrl);
+                    Duration.ofMillis(Long.parseLong(values.getOrDefault("--slice-ms", "2000"))), repeats, pgUrl,
+                    JettyMcpServer.transport(values.getOrDefault("--transport", "jdk")));
         }
     }
 
@@ -128,14 +132,14 @@ public final class McpLoadBenchmark {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: McpLoadBenchmark [--stores memory,h2,postgres] [--pg-url JDBC_URL] [--clients 1,8,64]"
-                    + " [--warmup-ms 1000] [--slice-ms 2000] [--repeats 2]");
+                    + " [--warmup-ms 1000] [--slice-ms 2000] [--repeats 2] [--transport jdk|servlet]");
             System.exit(2);
             return;
         }
         long started = System.nanoTime();
-        System.out.printf(Locale.ROOT, "Toolgate MCP load benchmark: %d cores, load average %s, Java %s, max heap %d MB;"
+        System.out.printf(Locale.ROOT, "Toolgate MCP load benchmark (transport: %s): %d cores, load average %s, Java %s, max heap %d MB;"
                         + " per cell and side %d ms warm-up, then %d repeats of %d ms alternating MCP and in-process%n",
-                Runtime.getRuntime().availableProcessors(), loadAverage(), System.getProperty("java.version"),
+                JettyMcpServer.describe(options.transport()), Runtime.getRuntime().availableProcessors(), loadAverage(), System.getProperty("java.version"),
                 Runtime.getRuntime().maxMemory() >> 20, options.warmup().toMillis(), options.repeats(), options.slice().toMillis());
         McpLoadBenchmark bench = new McpLoadBenchmark(options);
         for (String store : options.stores()) {
@@ -183,10 +187,10 @@ public final class McpLoadBenchmark {
         long diskBefore = store.disk() == null ? 0 : store.disk().bytes();
         try (Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(store.store())
                 .provider(tools.provider()).budget(ToolBudget.unlimited()).build()) {
-            ToolgateMcpServer server = ToolgateMcpServer.http(gate, McpAuthenticator.fixed(tokens))
-                    .maxWorkerThreads(Math.max(64, most)).serverInfo("toolgate-bench", "0.1.0").start();
+            JettyMcpServer.Served server = JettyMcpServer.start(options.transport(), gate, McpAuthenticator.fixed(tokens),
+                    Math.max(64, most));
             try {
-                URI endpoint = server.endpoint().orElseThrow();
+                URI endpoint = server.endpoint();
                 // the JIT's warm-up, once per store, before the first cell (1 client) is measured
                 Cell warm = new Cell(gate, endpoint, principals, 8);
                 try {

@@ -1,0 +1,140 @@
+package dev.toolgate.mcp;
+
+import io.modelcontextprotocol.json.McpJsonMapper;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The response the SDK's servlet transport writes through, as the servlet endpoint sees it: it
+ * notes the {@code Mcp-Session-Id} an {@code initialize} was answered with, and holds back the first
+ * text written until the SDK flushes it, so that an answer that is the gate's rate-limit error
+ * ({@link ToolgateMcpServer#RATE_LIMITED}) goes out as HTTP 429 with {@code Retry-After}, as on the
+ * standalone server (its body stays what the SDK wrote: one JSON body or one SSE event).
+ */
+final class ServletGuardedResponse extends HttpServletResponseWrapper {
+
+    private final McpJsonMapper mapper;
+    private final Consumer<String> onSession;
+    private PrintWriter writer;
+
+    /**
+     * @param onSession told the session id an {@code initialize} is answered with, when the SDK sets
+     *                  the header: before the answer can reach the client (whose next request may
+     *                  already carry the id)
+     */
+    ServletGuardedResponse(HttpServletResponse response, McpJsonMapper mapper, Consumer<String> onSession) {
+        super(response);
+        this.mapper = mapper;
+        this.onSession = onSession;
+    }
+
+    @Override
+    public void setHeader(String name, String value) {
+        noteSession(name, value);
+        super.setHeader(name, value);
+    }
+
+    @Override
+    public void addHeader(String name, String value) {
+        noteSession(name, value);
+        super.addHeader(name, value);
+    }
+
+    private void noteSession(String name, String value) {
+        if (HttpResponses.SESSION_HEADER.equalsIgnoreCase(name) && value != null) {
+            onSession.accept(value);
+        }
+    }
+
+    @Override
+    public synchronized PrintWriter getWriter() throws IOException {
+        if (writer == null) {
+            writer = new PrintWriter(new FirstFlushWriter(super.getWriter()));
+        }
+        return writer;
+    }
+
+    /** Buffers until the first flush, then looks at what was written once and passes everything on. */
+    private final class FirstFlushWriter extends Writer {
+
+        private final PrintWriter target;
+        private StringBuilder held = new StringBuilder();
+
+        FirstFlushWriter(PrintWriter target) {
+            this.target = target;
+        }
+
+        @Override
+        public void write(char[] chars, int offset, int length) {
+            if (held != null) {
+                held.append(chars, offset, length);
+            } else {
+                target.write(chars, offset, length);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            release();
+            target.flush();
+            if (target.checkError()) {
+                throw new IOException("Client disconnected");
+            }
+        }
+
+        @Override
+        public void close() {
+            release();
+            target.close();
+        }
+
+        private void release() {
+            if (held == null) {
+                return;
+            }
+            String text = held.toString();
+            held = null;
+            long retryAfter = rateLimitedSeconds(text);
+            if (retryAfter > 0 && !isCommitted()) {
+                setStatus(429);
+                ServletGuardedResponse.super.setHeader("Retry-After", String.valueOf(retryAfter));
+            }
+            target.write(text);
+        }
+    }
+
+    /**
+     * The {@code Retry-After} seconds if {@code text} (a JSON body or SSE events) is first of all a
+     * JSON-RPC response with the rate-limit error, else 0.
+     */
+    long rateLimitedSeconds(String text) {
+        if (!text.contains(String.valueOf(ToolgateMcpServer.RATE_LIMITED))) {
+            return 0; // the common case, without parsing
+        }
+        String json = text.strip();
+        if (!json.startsWith("{")) {
+            int data = text.indexOf("data:");
+            if (data < 0) {
+                return 0;
+            }
+            int end = text.indexOf('\n', data);
+            json = text.substring(data + 5, end < 0 ? text.length() : end).strip();
+        }
+        try {
+            Map<?, ?> message = mapper.readValue(json, Map.class);
+            if (message.get("error") instanceof Map<?, ?> error && error.get("code") instanceof Number code
+                    && code.intValue() == ToolgateMcpServer.RATE_LIMITED && message.containsKey("id")) {
+                return error.get("data") instanceof Map<?, ?> details && details.get("retryAfterSeconds") instanceof Number seconds
+                        ? Math.max(1, seconds.longValue()) : 1;
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0; // not one JSON-RPC message: pass it on as it is
+        }
+        return 0;
+    }
+}
