@@ -143,6 +143,22 @@ async function governedCalls(label, connect) {
   check(!listed.isError && Array.isArray(listed.structuredContent?.result), `${label} bob reads incidents`);
   check(JSON.parse(listed.content[0].text).status === "executed", `${label} text block holds the same JSON`);
 
+  // resources: the caller's guide, and an incident read through the gate (a hidden one looks unknown)
+  const resources = (await bob.listResources()).resources.map((resource) => resource.uri);
+  const templates = (await bob.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate);
+  check(resources.includes("toolgate://guide") && templates.includes("incident://{id}"), `${label} bob lists the resources`,
+    { resources, templates });
+  const firstId = listed.structuredContent?.result?.[0]?.id;
+  const read = await bob.readResource({ uri: `incident://${firstId}` });
+  check(JSON.parse(read.contents?.[0]?.text ?? "{}").id === firstId && read.contents[0].mimeType === "application/json",
+    `${label} bob reads an incident as a resource`, read);
+  const guide = await bob.readResource({ uri: "toolgate://guide" });
+  check(guide.contents?.[0]?.text?.includes("incident.list") && !guide.contents[0].text.includes("incident.create"),
+    `${label} bob's guide lists his tools only`);
+  const noIncident = await expectError(bob.readResource({ uri: "incident://INC-999999" }));
+  check(noIncident.error instanceof McpError && noIncident.error.code === -32002, `${label} an unknown incident is not found`,
+    noIncident.error?.message);
+
   const proposed = await carol.callTool({
     name: "incident.create",
     arguments: { systemId, title: `E2E ${label} incident`, severity: "LOW" },
@@ -228,7 +244,11 @@ async function codemode(label, connect) {
   const before = await carol.callTool({ name: "incident.list", arguments: {} });
   check(!JSON.stringify(before.structuredContent).includes(`E2E ${label} codemode`), `${label} nothing is created while paused`);
 
-  const approved = await alice.callTool({ name: "toolgate.approve", arguments: { executionId: outcome.executionId, seq: 2 } });
+  const heard = [];
+  const approved = await alice.callTool({ name: "toolgate.approve", arguments: { executionId: outcome.executionId, seq: 2 } },
+    undefined, { onprogress: (progress) => heard.push(progress) });
+  check(heard.length >= 2 && heard[0].message === "step 1: catalog.listSystems" && heard[1].message === "step 2: incident.create"
+    && heard[1].progress > heard[0].progress, `${label} the approver hears the run's steps as progress`, heard);
   const done = approved.structuredContent ?? {};
   check(!approved.isError && done.status === "completed" && typeof done.result?.incident === "string"
     && done.logs?.[0]?.startsWith("opened"), `${label} the operator approves and the script completes`, done);

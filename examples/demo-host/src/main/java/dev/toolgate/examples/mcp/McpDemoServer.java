@@ -25,6 +25,8 @@ import java.util.Map;
 /**
  * A runnable MCP server for the demo plugin's tools ({@code incident.list/get/create/update/delete},
  * {@code catalog.listSystems}), for real MCP clients: an IDE, a desktop assistant, the MCP Inspector.
+ * Beside the tools it serves two resources ({@link DemoCatalog}): the caller's actions guide
+ * ({@code toolgate://guide}) and each incident ({@code incident://INC-1}, read through the gate).
  *
  * <pre>
  * # once: write the runtime classpath into a Java argument file (see lib-mcp-adapter/README.md)
@@ -187,6 +189,7 @@ public final class McpDemoServer {
                         .streams(System.in, new FileOutputStream(FileDescriptor.out))
                         .permissionMode(options.mode())
                         .serverInfo("toolgate-demo", "0.1.0")
+                        .catalog(DemoCatalog.of(gate))
                         .start();
             } else {
                 server = ToolgateMcpServer.http(gate, McpAuthenticator.fixed(TOKENS))
@@ -194,6 +197,7 @@ public final class McpDemoServer {
                         .port(options.port())
                         .permissionMode(options.mode())
                         .serverInfo("toolgate-demo", "0.1.0")
+                        .catalog(DemoCatalog.of(gate))
                         .start();
                 console.println("Toolgate demo MCP server on " + server.endpoint().orElseThrow()
                         + " (demo bearer tokens: alice-token, bob-token, carol-token, reporter-token)");
