@@ -17,11 +17,14 @@ final class HttpSession {
     final String principalKey;
     volatile long lastSeen = System.nanoTime();
     volatile HttpEventStream listening;
+    /** The session's events kept for replay, and the live connection of each stream. */
+    final HttpEventLog log;
     private final AtomicInteger uses = new AtomicInteger();
 
-    HttpSession(McpStreamableServerSession mcp, String principalKey) {
+    HttpSession(McpStreamableServerSession mcp, String principalKey, HttpEventLog log) {
         this.mcp = mcp;
         this.principalKey = principalKey;
+        this.log = log;
     }
 
     String id() {
