@@ -198,6 +198,11 @@ public final class ToolgateMcpServer implements AutoCloseable {
         return http == null ? 0 : http.openStreams();
     }
 
+    /** The SDK's server (for tests: to send notifications). */
+    McpAsyncServer sdkServer() {
+        return server;
+    }
+
     /** HTTP sessions open now; 0 for stdio. */
     int openSessions() {
         return http == null ? 0 : http.sessions();
