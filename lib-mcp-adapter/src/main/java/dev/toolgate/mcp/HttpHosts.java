@@ -54,17 +54,20 @@ final class HttpHosts {
         this.any = allowed.contains("*") || (!loopback && allowed.isEmpty());
         for (String entry : allowed) {
             Matcher m = HOST.matcher(entry);
-            if (m.matches() && m.group("port") == null) {
-                anyPort.add(entry.toLowerCase(Locale.ROOT));
+            if (!m.matches()) {
+                continue; // "*"
+            }
+            if (m.group("port") == null) {
+                anyPort.add(normalize(m.group("name")));
             } else {
-                exact.add(entry.toLowerCase(Locale.ROOT));
+                exact.add(normalize(m.group("name")) + ":" + Integer.parseInt(m.group("port")));
             }
         }
         if (loopback) {
             String literal = address.getHostAddress();
-            literal = literal.contains(":") ? "[" + compressed(literal) + "]" : literal;
+            literal = literal.contains(":") ? "[" + literal + "]" : literal;
             for (String name : List.of("localhost", "127.0.0.1", "[::1]", literal)) {
-                exact.add(name + ":" + bound.getPort());
+                exact.add(normalize(name) + ":" + bound.getPort());
             }
         }
     }
@@ -78,7 +81,7 @@ final class HttpHosts {
         if (!m.matches()) {
             return Verdict.MALFORMED;
         }
-        String name = m.group("name").toLowerCase(Locale.ROOT);
+        String name = normalize(m.group("name"));
         int port = 80;
         if (m.group("port") != null) {
             port = Integer.parseInt(m.group("port"));
@@ -88,9 +91,6 @@ final class HttpHosts {
         }
         if (any) {
             return Verdict.ALLOWED;
-        }
-        if (name.startsWith("[")) {
-            name = "[" + compressed(name.substring(1, name.length() - 1)) + "]";
         }
         return anyPort.contains(name) || exact.contains(name + ":" + port) ? Verdict.ALLOWED : Verdict.FORBIDDEN;
     }
@@ -102,6 +102,12 @@ final class HttpHosts {
         }
         String cut = value.length() > 100 ? value.substring(0, 100) + "..." : value;
         return cut.replaceAll("[^\\x20-\\x7E]", "?");
+    }
+
+    /** A name in lower case; an IPv6 literal in brackets in one canonical form. */
+    private static String normalize(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return lower.startsWith("[") ? "[" + compressed(lower.substring(1, lower.length() - 1)) + "]" : lower;
     }
 
     /** An IPv6 literal in one canonical form ({@code 0:0:0:0:0:0:0:1} and {@code ::1} alike), or as given if not one. */
