@@ -75,7 +75,11 @@ final class HttpEventLog {
         int stream = nextStream++;
         streams.put(stream, new Stream());
         if (streams.size() > MAX_STREAMS) {
-            streams.keySet().stream().filter(n -> n != 0).min(Integer::compare).ifPresent(streams::remove);
+            // forget the oldest finished stream; only when none is finished, the oldest of all
+            streams.entrySet().stream().filter(e -> e.getKey() != 0 && e.getValue().complete && e.getValue().sink == null)
+                    .map(Map.Entry::getKey).min(Integer::compare)
+                    .or(() -> streams.keySet().stream().filter(n -> n != 0).min(Integer::compare))
+                    .ifPresent(streams::remove);
         }
         return stream;
     }

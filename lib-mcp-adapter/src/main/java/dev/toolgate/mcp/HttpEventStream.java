@@ -70,6 +70,7 @@ final class HttpEventStream implements McpStreamableServerTransport, HttpEventLo
     /** Queues the response headers, ahead of any event. */
     void open() {
         submit(() -> {
+            boolean failed = false;
             lock.lock();
             try {
                 if (closed) {
@@ -82,10 +83,12 @@ final class HttpEventStream implements McpStreamableServerTransport, HttpEventLo
                 body = exchange.getResponseBody();
             } catch (IOException e) {
                 LOG.debug("SSE stream of session {} could not start: {}", sessionId, e.toString());
-                close();
-                return;
+                failed = true;
             } finally {
                 lock.unlock();
+            }
+            if (failed) {
+                close(); // outside the lock: closing detaches from the log, whose lock a delivery may hold
             }
         });
     }
@@ -143,6 +146,7 @@ final class HttpEventStream implements McpStreamableServerTransport, HttpEventLo
     }
 
     private boolean write(String chunk) {
+        boolean failed = false;
         lock.lock();
         try {
             if (closed || body == null) {
@@ -157,10 +161,13 @@ final class HttpEventStream implements McpStreamableServerTransport, HttpEventLo
             return true;
         } catch (IOException e) {
             LOG.debug("SSE stream of session {} closed by the client: {}", sessionId, e.toString());
-            close();
+            failed = true;
             return false;
         } finally {
             lock.unlock();
+            if (failed) {
+                close(); // outside the lock, as in open()
+            }
         }
     }
 
