@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The checks every request passes, in the order the transport applies them: origin, bearer token,
- * protocol version header, the session id, and the body's size. Each check that fails answers the
+ * The checks every request passes, in the order the transport applies them: host ({@link HttpHosts}),
+ * origin, bearer token (401 with {@code WWW-Authenticate}, naming the {@link ProtectedResourceMetadata}
+ * when configured), protocol version header, the session id, and the body's size. Each check that fails answers the
  * request itself and returns false, null or empty.
  */
 final class HttpChecks {
