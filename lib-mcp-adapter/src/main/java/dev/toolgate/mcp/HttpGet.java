@@ -75,7 +75,13 @@ final class HttpGet {
      * events were evicted 410; neither changes anything (an open listening stream stays).
      */
     private void resume(HttpExchange exchange, HttpSession session, String lastEventId) throws IOException {
-        HttpEventStream stream = stream(exchange, session, -1);
+        HttpEventStream[] self = new HttpEventStream[1];
+        HttpEventStream stream = new HttpEventStream(exchange, responses.mapper(), session.id(), writers, watchdog, writeTimeout,
+                () -> {
+                    session.resumed.remove(self[0]);
+                    session.release();
+                }, session.log, -1);
+        self[0] = stream;
         HttpEventLog.Resumed resumed;
         try {
             resumed = session.log.resume(lastEventId, stream, stream::open);
@@ -98,8 +104,14 @@ final class HttpGet {
         stream.resumed(resumed.stream());
         if (resumed.stream() == 0) {
             listen(session, stream);
-        } else if (resumed.replaced() instanceof HttpEventStream previous) {
-            previous.close();
+        } else {
+            session.resumed.add(stream);
+            if (stream.closed()) {
+                session.resumed.remove(stream); // it ended before it was added (a finished stream)
+            }
+            if (resumed.replaced() instanceof HttpEventStream previous) {
+                previous.close();
+            }
         }
         LOG.debug("MCP session {} resumed stream {}", session.id(), resumed.stream());
     }

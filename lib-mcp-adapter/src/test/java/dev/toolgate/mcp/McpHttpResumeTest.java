@@ -58,6 +58,14 @@ class McpHttpResumeTest {
                         Thread.currentThread().interrupt();
                     }
                     return "rested";
+                }).build(), Tool.builder("long", NoInput.class).description("Sleeps 5 seconds.")
+                .effect(Effect.READ).execute((in, ctx) -> {
+                    try {
+                        Thread.sleep(5000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return "late";
                 }).build()));
         server = customize.apply(ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)))).start();
         endpoint = server.endpoint().orElseThrow();
@@ -314,6 +322,27 @@ class McpHttpResumeTest {
             assertThat(again.next()).isNull();
         }
         assertThat(server.openStreams()).isZero();
+    }
+
+    @Test
+    void endingTheSessionClosesAResumedStreamWhoseCallIsStillRunning() throws Exception {
+        start(b -> b.ssePolling(Duration.ofMillis(100), Duration.ofMillis(500)));
+        String session = initialize("carol-token");
+        HttpResponse<InputStream> response = http.send(post(
+                "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"slow.long\",\"arguments\":{}}}",
+                "carol-token").header("Mcp-Session-Id", session).build(), HttpResponse.BodyHandlers.ofInputStream());
+        String priming;
+        try (Sse post = new Sse(response)) {
+            priming = post.next().id();
+        }
+        try (Sse resumed = open(session, "carol-token", priming)) {
+            HttpResponse<String> deleted = http.send(HttpRequest.newBuilder(endpoint).header("Authorization", "Bearer carol-token")
+                    .header("Mcp-Session-Id", session).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(deleted.statusCode()).isEqualTo(200);
+            long start = System.nanoTime();
+            assertThat(resumed.next()).as("closed with the session, not answered").isNull();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("long before the call's 5 s").isLessThan(Duration.ofSeconds(3));
+        }
     }
 
     @Test
