@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The checks every request passes, in the order the transport applies them: origin, bearer token,
- * protocol version header, the session id, and the body's size. Each check that fails answers the
+ * The checks every request passes, in the order the transport applies them: host ({@link HttpHosts}),
+ * origin, bearer token (401 with {@code WWW-Authenticate}, naming the {@link ProtectedResourceMetadata}
+ * when configured), protocol version header, the session id, and the body's size. Each check that fails answers the
  * request itself and returns false, null or empty.
  */
 final class HttpChecks {
@@ -36,6 +37,25 @@ final class HttpChecks {
         this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
         this.responses = responses;
         this.sessions = sessions;
+    }
+
+    /**
+     * False after answering 400 (no, several or a malformed {@code Host} header) or 403 (a name not
+     * allowed); see {@link HttpHosts}. Runs before anything else, so a refused request changes nothing.
+     */
+    boolean host(HttpExchange exchange, HttpHosts hosts) throws IOException {
+        HttpHosts.Verdict verdict = hosts.check(exchange.getRequestHeaders().get("Host"));
+        if (verdict == HttpHosts.Verdict.ALLOWED) {
+            return true;
+        }
+        exchange.getResponseHeaders().set("Connection", "close");
+        if (verdict == HttpHosts.Verdict.MALFORMED) {
+            responses.sendError(exchange, 400, null, JsonRpc.INVALID_REQUEST, "Bad Request: send exactly one valid Host header");
+        } else {
+            LOG.warn("Refused an MCP request for host {}", HttpHosts.printable(exchange.getRequestHeaders().getFirst("Host")));
+            responses.sendError(exchange, 403, null, HttpResponses.FORBIDDEN, "Forbidden: host not allowed");
+        }
+        return false;
     }
 
     /** False after answering 403 when the request has a browser origin that is not allowed; sets the CORS headers otherwise. */
@@ -97,7 +117,7 @@ final class HttpChecks {
             token = header.substring(7).trim();
         }
         if (token == null || token.isEmpty()) {
-            exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"toolgate\"");
+            exchange.getResponseHeaders().set("WWW-Authenticate", challenge(null, null));
             responses.sendError(exchange, 401, null, HttpResponses.UNAUTHORIZED, "Unauthorized: send Authorization: Bearer <token>");
             return Optional.empty();
         }
@@ -117,11 +137,19 @@ final class HttpChecks {
             }
         }
         if (principal.isEmpty()) {
-            exchange.getResponseHeaders().set("WWW-Authenticate",
-                    "Bearer realm=\"toolgate\", error=\"invalid_token\", error_description=\"The bearer token is not valid\"");
+            exchange.getResponseHeaders().set("WWW-Authenticate", challenge("invalid_token", "The bearer token is not valid"));
             responses.sendError(exchange, 401, null, HttpResponses.UNAUTHORIZED, "Unauthorized: the bearer token is not valid");
         }
         return principal;
+    }
+
+    /** The {@code WWW-Authenticate} value of a 401, naming the resource metadata when configured. */
+    private String challenge(String error, String description) {
+        ProtectedResourceMetadata metadata = settings.resourceMetadata();
+        if (metadata != null) {
+            return metadata.challenge(error, description);
+        }
+        return "Bearer realm=\"toolgate\"" + (error == null ? "" : ", error=\"" + error + "\", error_description=\"" + description + "\"");
     }
 
     /** False after answering 400 when the {@code MCP-Protocol-Version} header names a version not served. */

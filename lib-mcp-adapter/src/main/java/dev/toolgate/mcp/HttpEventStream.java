@@ -18,11 +18,14 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
- * An open SSE response: the GET stream of a session. Writes run in order on the transport's
- * writer threads, never on the caller's: a Reactor thread can be interrupted when a subscription
- * is cancelled, and an interrupted write closes the socket.
+ * An open SSE response to a GET: the session's listening stream (stream 0 of its
+ * {@link HttpEventLog}), or a POST's stream resumed with {@code Last-Event-ID}. Messages the SDK
+ * sends on the listening stream are recorded in the log, which delivers them to the stream's current
+ * connection ({@link #deliver}). Writes run in order on the transport's writer threads, never on the
+ * caller's: a Reactor thread can be interrupted when a subscription is cancelled, and an interrupted
+ * write closes the socket.
  */
-final class HttpEventStream implements McpStreamableServerTransport {
+final class HttpEventStream implements McpStreamableServerTransport, HttpEventLog.Sink {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
 
@@ -33,6 +36,8 @@ final class HttpEventStream implements McpStreamableServerTransport {
     private final HttpWatchdog watchdog;
     private final Duration writeTimeout;
     private final Runnable onClose;
+    private final HttpEventLog log;
+    private volatile int stream;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile OutputStream body;
     private volatile boolean closed;
@@ -42,7 +47,9 @@ final class HttpEventStream implements McpStreamableServerTransport {
      * client does not take within {@code writeTimeout} closes the stream.
      */
     HttpEventStream(HttpExchange exchange, McpJsonMapper mapper, String sessionId, Executor writers, HttpWatchdog watchdog,
-                    Duration writeTimeout, Runnable onClose) {
+                    Duration writeTimeout, Runnable onClose, HttpEventLog log, int stream) {
+        this.log = log;
+        this.stream = stream;
         this.exchange = exchange;
         this.mapper = mapper;
         this.sessionId = sessionId;
@@ -52,9 +59,18 @@ final class HttpEventStream implements McpStreamableServerTransport {
         this.onClose = onClose;
     }
 
-    /** Queues the response headers and a first comment, ahead of any message. */
+    /** Sets the log's stream this connection resumed (it was created before the id was checked). */
+    void resumed(int number) {
+        this.stream = number;
+        if (closed) {
+            log.detach(number, this);
+        }
+    }
+
+    /** Queues the response headers, ahead of any event. */
     void open() {
         submit(() -> {
+            boolean failed = false;
             lock.lock();
             try {
                 if (closed) {
@@ -67,12 +83,13 @@ final class HttpEventStream implements McpStreamableServerTransport {
                 body = exchange.getResponseBody();
             } catch (IOException e) {
                 LOG.debug("SSE stream of session {} could not start: {}", sessionId, e.toString());
-                close();
-                return;
+                failed = true;
             } finally {
                 lock.unlock();
             }
-            write(": stream open\n\n");
+            if (failed) {
+                close(); // outside the lock: closing detaches from the log, whose lock a delivery may hold
+            }
         });
     }
 
@@ -95,12 +112,23 @@ final class HttpEventStream implements McpStreamableServerTransport {
                 LOG.warn("Could not serialize a message for session {}: {}", sessionId, e.toString());
                 return;
             }
+            // kept for a client that resumes, and written to the listening stream's connection if one is open
+            log.record(stream, json, false);
+        });
+    }
+
+    @Override
+    public void deliver(String chunk, boolean last) {
+        if (!chunk.isEmpty()) {
             submit(() -> {
-                if (!write(HttpResponses.event(messageId, json))) {
-                    LOG.debug("Message for session {} dropped: its SSE stream is closed", sessionId);
+                if (!write(chunk)) {
+                    LOG.debug("Event for session {} not written: its SSE stream is closed", sessionId);
                 }
             });
-        });
+        }
+        if (last) {
+            submit(this::close); // the POST's response was the stream's last event
+        }
     }
 
     /** Queues a keep-alive comment; returns whether the stream was still open. */
@@ -118,6 +146,7 @@ final class HttpEventStream implements McpStreamableServerTransport {
     }
 
     private boolean write(String chunk) {
+        boolean failed = false;
         lock.lock();
         try {
             if (closed || body == null) {
@@ -132,10 +161,13 @@ final class HttpEventStream implements McpStreamableServerTransport {
             return true;
         } catch (IOException e) {
             LOG.debug("SSE stream of session {} closed by the client: {}", sessionId, e.toString());
-            close();
+            failed = true;
             return false;
         } finally {
             lock.unlock();
+            if (failed) {
+                close(); // outside the lock, as in open()
+            }
         }
     }
 
@@ -164,6 +196,7 @@ final class HttpEventStream implements McpStreamableServerTransport {
             lock.unlock();
         }
         if (first) {
+            log.detach(stream, this);
             onClose.run();
         }
     }

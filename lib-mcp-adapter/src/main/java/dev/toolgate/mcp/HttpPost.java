@@ -114,7 +114,7 @@ final class HttpPost {
                 }
                 // a client that disconnects does not cancel its request (the spec's rule), so the
                 // subscription is never disposed; it ends when the SDK has answered
-                HttpRequestStream stream = new HttpRequestStream(checked.id(), responses, settings.requestTimeout());
+                HttpRequestStream stream = new HttpRequestStream(checked.id(), responses, settings, session.log);
                 session.mcp.responseStream(stream).handle((McpSchema.JSONRPCRequest) message)
                         .contextWrite(ctx -> ctx.put(McpTransportContext.KEY, context))
                         .subscribe(done -> { }, stream::finish, () -> stream.finish(null));
@@ -168,7 +168,8 @@ final class HttpPost {
             sessions.cancel(admission);
             throw e;
         }
-        HttpSession session = new HttpSession(init.session(), principal.key());
+        HttpSession session = new HttpSession(init.session(), principal.key(),
+                new HttpEventLog(settings.replayEvents(), settings.replayBytes()));
         sessions.add(admission, session);
         LOG.info("MCP session {} started for {} ({} {})", session.id(), principal.key(),
                 initialize.clientInfo() == null ? "unknown client" : initialize.clientInfo().name(),

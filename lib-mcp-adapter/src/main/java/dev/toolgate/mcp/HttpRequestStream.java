@@ -20,8 +20,14 @@ import reactor.core.publisher.Mono;
 /**
  * The answer to one POST request. The SDK hands it messages on its own threads; they are queued
  * and written by the HTTP thread that received the request ({@link #pump}), which answers with one
- * JSON response if the first message is the response itself, and otherwise with an SSE stream
- * carrying requests and notifications and finally the response.
+ * JSON response if the first message is the response itself, and otherwise with an SSE stream: a
+ * priming event (an id, {@code retry:} and empty data), then requests and notifications and finally
+ * the response, each recorded in the session's {@link HttpEventLog} with its id.
+ *
+ * <p>The stream is detached from its connection when the client goes away or, with polling
+ * configured, when no response came within the poll time (the server then closes the stream after the
+ * priming event: SSE polling). From then on every message is only recorded; the client resumes with
+ * GET and {@code Last-Event-ID} and receives them there, the response last.
  */
 final class HttpRequestStream implements McpStreamableServerTransport {
 
@@ -30,15 +36,25 @@ final class HttpRequestStream implements McpStreamableServerTransport {
     private final Object requestId;
     private final HttpResponses responses;
     private final Duration timeout;
+    private final Duration pollAfter;
+    private final long retryMillis;
+    private final HttpEventLog log;
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    /** The log's stream once the answer is an event stream, else -1. Guarded by this. */
+    private int stream = -1;
+    /** True once the pump has left: messages go straight to the log. Guarded by this. */
+    private boolean detached;
 
-    HttpRequestStream(Object requestId, HttpResponses responses, Duration timeout) {
+    HttpRequestStream(Object requestId, HttpResponses responses, HttpSettings settings, HttpEventLog log) {
         this.requestId = requestId;
         this.responses = responses;
-        this.timeout = timeout;
+        this.timeout = settings.requestTimeout();
+        this.pollAfter = settings.pollAfter();
+        this.retryMillis = settings.retry().toMillis();
+        this.log = log;
     }
 
-    private record Outgoing(McpSchema.JSONRPCMessage message, String id) {
+    private record Outgoing(McpSchema.JSONRPCMessage message, String json) {
     }
 
     private record End(Throwable error) {
@@ -51,21 +67,87 @@ final class HttpRequestStream implements McpStreamableServerTransport {
 
     @Override
     public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message, String messageId) {
-        return Mono.fromRunnable(() -> queue.add(new Outgoing(message, messageId)));
+        return Mono.fromRunnable(() -> {
+            String json;
+            try {
+                json = responses.mapper().writeValueAsString(message);
+            } catch (IOException e) {
+                LOG.warn("Could not serialize a message for request {}: {}", requestId, e.toString());
+                return;
+            }
+            synchronized (this) {
+                if (detached) {
+                    log.record(stream, json, isResponse(message));
+                } else {
+                    queue.add(new Outgoing(message, json));
+                }
+            }
+        });
     }
 
     /** The SDK finished the request (null) or failed it. */
     void finish(Throwable error) {
-        queue.add(new End(error));
+        synchronized (this) {
+            if (detached) {
+                if (error != null) {
+                    LOG.error("MCP request {} failed", requestId, error);
+                    record(JsonRpc.error(requestId, JsonRpc.INTERNAL_ERROR, "Internal error", null));
+                }
+                return;
+            }
+            queue.add(new End(error));
+        }
     }
 
-    /** Writes what the SDK sends until the request is finished; runs on the HTTP thread. */
+    private boolean isResponse(McpSchema.JSONRPCMessage message) {
+        return message instanceof McpSchema.JSONRPCResponse response && Objects.equals(response.id(), requestId);
+    }
+
+    /** Records a final error response (detached: the client will read it on resuming). Guarded by this. */
+    private void record(Object error) {
+        try {
+            log.record(stream, responses.mapper().writeValueAsString(error), true);
+        } catch (IOException e) {
+            LOG.warn("Could not serialize an error for request {}: {}", requestId, e.toString());
+        }
+    }
+
+    /** Leaves the connection: what is queued and all that follows goes to the log only. */
+    private synchronized void detach(boolean answered) {
+        detached = true;
+        Object item;
+        while ((item = queue.poll()) != null) {
+            if (item instanceof Outgoing outgoing && !answered) {
+                log.record(stream, outgoing.json(), isResponse(outgoing.message()));
+                answered = isResponse(outgoing.message());
+            } else if (item instanceof End end && end.error() != null && !answered) {
+                LOG.error("MCP request {} failed", requestId, end.error());
+                record(JsonRpc.error(requestId, JsonRpc.INTERNAL_ERROR, "Internal error", null));
+            }
+        }
+    }
+
+    /** Writes what the SDK sends until the request is finished or the stream detached; runs on the HTTP thread. */
     void pump(HttpExchange exchange) throws IOException {
         OutputStream sse = null;
         boolean answered = false;
+        long start = System.nanoTime();
         try {
             while (true) {
-                Object item = queue.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                long waitMillis = timeout.toMillis();
+                boolean polling = pollAfter != null && !answered;
+                if (polling) {
+                    waitMillis = Math.max(0, pollAfter.toMillis() - (System.nanoTime() - start) / 1_000_000);
+                }
+                Object item = queue.poll(waitMillis, TimeUnit.MILLISECONDS);
+                if (item == null && polling) {
+                    // SSE polling: the client comes back with Last-Event-ID for the rest
+                    if (sse == null) {
+                        sse = startStream(exchange);
+                    }
+                    detach(false);
+                    return;
+                }
                 if (item == null || item instanceof End) {
                     Throwable error = item == null ? new IllegalStateException("no answer in time") : ((End) item).error();
                     if (error != null) {
@@ -80,29 +162,54 @@ final class HttpRequestStream implements McpStreamableServerTransport {
                 if (answered) {
                     continue;
                 }
-                boolean isResponse = outgoing.message() instanceof McpSchema.JSONRPCResponse response
-                        && Objects.equals(response.id(), requestId);
-                String json = responses.mapper().writeValueAsString(outgoing.message());
+                boolean isResponse = isResponse(outgoing.message());
                 if (sse == null && isResponse) {
-                    respondJson(exchange, (McpSchema.JSONRPCResponse) outgoing.message(), json);
+                    respondJson(exchange, (McpSchema.JSONRPCResponse) outgoing.message(), outgoing.json());
                     answered = true;
                     continue;
                 }
                 if (sse == null) {
-                    Headers headers = exchange.getResponseHeaders();
-                    headers.set("Content-Type", HttpResponses.TEXT_EVENT_STREAM);
-                    headers.set("Cache-Control", "no-cache");
-                    exchange.sendResponseHeaders(200, 0);
-                    sse = exchange.getResponseBody();
+                    sse = startStream(exchange);
                 }
-                sse.write(HttpResponses.event(outgoing.id(), json).getBytes(StandardCharsets.UTF_8));
-                sse.flush();
+                String chunk;
+                synchronized (this) {
+                    chunk = log.record(stream, outgoing.json(), isResponse);
+                }
+                try {
+                    sse.write(chunk.getBytes(StandardCharsets.UTF_8));
+                    sse.flush();
+                } catch (IOException e) {
+                    detach(isResponse); // the client went away: it may resume with Last-Event-ID
+                    throw e;
+                }
                 answered = isResponse;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             exchange.close();
+        }
+    }
+
+    /** Starts the event stream: headers and the priming event. */
+    private OutputStream startStream(HttpExchange exchange) throws IOException {
+        String priming;
+        synchronized (this) {
+            stream = log.open();
+            priming = log.prime(stream, retryMillis);
+        }
+        Headers headers = exchange.getResponseHeaders();
+        headers.set("Content-Type", HttpResponses.TEXT_EVENT_STREAM);
+        headers.set("Cache-Control", "no-cache");
+        try {
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream sse = exchange.getResponseBody();
+            sse.write(priming.getBytes(StandardCharsets.UTF_8));
+            sse.flush();
+            return sse;
+        } catch (IOException e) {
+            detach(false);
+            throw e;
         }
     }
 

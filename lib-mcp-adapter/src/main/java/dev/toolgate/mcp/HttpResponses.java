@@ -20,6 +20,7 @@ final class HttpResponses {
     static final int FORBIDDEN = -32003;
     static final int SERVER_BUSY = -32004;
     static final int TOO_MANY_SESSIONS = -32005;
+    static final int EVENTS_GONE = -32006;
 
     private final McpJsonMapper mapper;
 

@@ -17,11 +17,16 @@ final class HttpSession {
     final String principalKey;
     volatile long lastSeen = System.nanoTime();
     volatile HttpEventStream listening;
+    /** GET connections resuming a POST's stream (not the listening stream): pinged and closed with the session. */
+    final java.util.Set<HttpEventStream> resumed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The session's events kept for replay, and the live connection of each stream. */
+    final HttpEventLog log;
     private final AtomicInteger uses = new AtomicInteger();
 
-    HttpSession(McpStreamableServerSession mcp, String principalKey) {
+    HttpSession(McpStreamableServerSession mcp, String principalKey, HttpEventLog log) {
         this.mcp = mcp;
         this.principalKey = principalKey;
+        this.log = log;
     }
 
     String id() {
@@ -67,10 +72,21 @@ final class HttpSession {
         return stream != null && !stream.closed();
     }
 
+    /** Closes the listening stream and every resumed stream. */
     void closeStream() {
         HttpEventStream stream = listening;
         if (stream != null) {
             stream.close();
         }
+        resumed.forEach(HttpEventStream::close);
+    }
+
+    /** Keep-alive comments on the open streams. */
+    void ping() {
+        HttpEventStream stream = listening;
+        if (stream != null && !stream.closed()) {
+            stream.ping();
+        }
+        resumed.forEach(HttpEventStream::ping);
     }
 }

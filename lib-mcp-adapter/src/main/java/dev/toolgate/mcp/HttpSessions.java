@@ -163,10 +163,7 @@ final class HttpSessions {
     void housekeeping(Duration idle) {
         long now = System.nanoTime();
         for (HttpSession session : byId.values()) {
-            HttpEventStream stream = session.listening;
-            if (stream != null && !stream.closed()) {
-                stream.ping();
-            }
+            session.ping();
             if (now - session.lastSeen > idle.toNanos() && session.retireIfIdle() && byId.remove(session.id(), session)) {
                 LOG.info("MCP session {} ended after {} idle", session.id(), idle);
                 end(session);

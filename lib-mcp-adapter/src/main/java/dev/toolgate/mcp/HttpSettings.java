@@ -19,8 +19,17 @@ import java.util.Set;
  * @param maxSessionsPerPrincipal the most open sessions of one principal
  * @param maxSessions             the most open sessions in all
  * @param idleThreadKeepAlive     how long an idle worker or stream writer thread waits for work before it ends
+ * @param allowedHosts            {@code Host} names allowed besides the loopback defaults ({@link HttpHosts})
+ * @param resourceMetadata        the RFC 9728 metadata to serve and name in 401s, or null
+ * @param replayEvents            the most events a session keeps for replay
+ * @param replayBytes             the most bytes of events a session keeps for replay
+ * @param pollAfter               how long a POST waits for its answer before it ends its SSE stream and the
+ *                                client resumes with GET and {@code Last-Event-ID}, or null for never
+ * @param retry                   the {@code retry:} sent with the priming event of such a stream
  */
 record HttpSettings(String endpoint, Set<String> allowedOrigins, int maxBodyBytes, Duration sessionIdleTimeout,
                     Duration keepAliveInterval, Duration requestTimeout, Duration readTimeout, int maxWorkerThreads,
-                    int maxQueuedRequests, int maxSessionsPerPrincipal, int maxSessions, Duration idleThreadKeepAlive) {
+                    int maxQueuedRequests, int maxSessionsPerPrincipal, int maxSessions, Duration idleThreadKeepAlive,
+                    Set<String> allowedHosts, ProtectedResourceMetadata resourceMetadata, int replayEvents, long replayBytes,
+                    Duration pollAfter, Duration retry) {
 }

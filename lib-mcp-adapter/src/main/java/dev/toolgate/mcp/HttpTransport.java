@@ -29,9 +29,10 @@ import reactor.core.publisher.Mono;
  * GET ({@link HttpGet}: the session's SSE stream for server notifications and requests) and DELETE
  * ({@link HttpDelete}: end the session).
  *
- * <p>Every request passes, in order: the endpoint path (404), the {@code Origin} check (403), the
- * bearer token (401 with {@code WWW-Authenticate}), the method (405), then the verb's own checks
- * ({@link HttpChecks}). This class owns the lifecycle and the dispatch by verb; {@link HttpEdge}
+ * <p>Every request passes, in order: the {@code Host} header ({@link HttpHosts}: 400, 403), the RFC 9728
+ * document when configured ({@link HttpResourceMetadata}), the endpoint path (404), the {@code Origin}
+ * check (403), the bearer token (401 with {@code WWW-Authenticate}), the method (405), then the verb's
+ * own checks ({@link HttpChecks}). This class owns the lifecycle and the dispatch by verb; {@link HttpEdge}
  * catches whatever is thrown while serving a request. Limits: a bounded pool of workers under a read
  * timeout ({@link HttpWorkers}, {@link HttpWatchdog}), sessions capped per principal and in total
  * ({@link HttpSessions}). TCP_NODELAY, without which every call on a kept-alive connection waits
@@ -64,6 +65,8 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
     private HttpGet get;
     private HttpDelete delete;
     private CatalogDispatch catalog;
+    private HttpHosts hosts;
+    private HttpResourceMetadata metadata;
 
     HttpTransport(McpJsonMapper mapper, McpAuthenticator authenticator, HttpSettings settings) {
         this.settings = settings;
@@ -77,6 +80,10 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
     void start(InetSocketAddress address) throws IOException {
         HttpNoDelay.report();
         server = HttpServer.create(address, 0);
+        hosts = new HttpHosts(server.getAddress(), settings.allowedHosts());
+        if (settings.resourceMetadata() != null) {
+            metadata = new HttpResourceMetadata(settings.resourceMetadata(), settings.endpoint(), responses);
+        }
         String name = THREAD_PREFIX + "%s-" + server.getAddress().getPort();
         watchdog = new HttpWatchdog(settings.readTimeout(), daemon(String.format(name, "watchdog")));
         workers = new HttpWorkers(settings.maxWorkerThreads(), settings.maxQueuedRequests(), settings.readTimeout(),
@@ -85,7 +92,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
         writers = new ThreadPoolExecutor(0, settings.maxSessions() + 16, settings.idleThreadKeepAlive().toNanos(), TimeUnit.NANOSECONDS,
                 new SynchronousQueue<>(), daemon(String.format(name, "sse")));
         post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory, catalog);
-        get = new HttpGet(checks, responses, writers, watchdog, settings.readTimeout());
+        get = new HttpGet(checks, responses, writers, watchdog, settings.readTimeout(), settings.retry());
         delete = new HttpDelete(checks, sessions);
         server.setExecutor(workers);
         server.createContext("/", new HttpEdge(responses, this::dispatch));
@@ -206,7 +213,15 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
             busy(exchange);
             return;
         }
-        if (!settings.endpoint().equals(exchange.getRequestURI().getPath())) {
+        if (!checks.host(exchange, hosts)) {
+            return;
+        }
+        String path = exchange.getRequestURI().getPath();
+        if (metadata != null && metadata.serves(path)) {
+            metadata.handle(exchange);
+            return;
+        }
+        if (!settings.endpoint().equals(path)) {
             HttpResponses.sendStatus(exchange, 404);
             return;
         }

@@ -118,7 +118,7 @@ public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServle
                 .sessionSweepInterval(sessionIdleTimeout) // the SDK forgets sessions the guard ended
                 .build();
         ServletSessions sessions = new ServletSessions(maxSessionsPerPrincipal, maxSessions, sessionIdleTimeout);
-        ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null, requestTimeout);
+        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames);
         CatalogDispatch catalogDispatch = catalogDispatch();
         McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
         bridge.attach(server);

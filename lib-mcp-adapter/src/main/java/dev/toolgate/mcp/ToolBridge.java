@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -103,19 +104,24 @@ final class ToolBridge {
     });
     private final Object syncLock = new Object();
     private final RunTools runTools;
+    private final ToolNaming naming;
     private Map<String, McpSchema.Tool> published = Map.of();
     /** The gate's name of each served tool whose MCP name differs from it (source tools), by MCP name. */
     private volatile Map<String, String> gateNames = Map.of();
     private volatile McpAsyncServer server;
 
     ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal) {
-        this(toolgate, applyToolName, permissionMode, fixedPrincipal, Duration.ofMinutes(5));
+        this(toolgate, applyToolName, permissionMode, fixedPrincipal, Duration.ofMinutes(5), McpToolNames.standard());
     }
 
-    /** A bridge whose tools wait at most {@code clientTimeout} for the client (sampling, elicitation). */
+    /**
+     * A bridge whose tools wait at most {@code clientTimeout} for the client (sampling, elicitation),
+     * served under the names {@code toolNames} gives them.
+     */
     ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal,
-               Duration clientTimeout) {
+               Duration clientTimeout, McpToolNames toolNames) {
         this.clientTimeout = Objects.requireNonNull(clientTimeout, "clientTimeout");
+        this.naming = new ToolNaming(toolNames);
         this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
         this.applyToolName = applyToolName;
         this.permissionMode = permissionMode;
@@ -129,7 +135,7 @@ final class ToolBridge {
     List<AsyncToolSpecification> specifications() {
         synchronized (syncLock) {
             Map<String, String> names = new LinkedHashMap<>();
-            Map<String, McpSchema.Tool> tools = currentTools(names);
+            Map<String, McpSchema.Tool> tools = currentTools(names, published.isEmpty());
             gateNames = Map.copyOf(names);
             published = tools;
             List<AsyncToolSpecification> specs = new ArrayList<>();
@@ -202,7 +208,7 @@ final class ToolBridge {
         }
         synchronized (syncLock) {
             Map<String, String> names = new LinkedHashMap<>();
-            Map<String, McpSchema.Tool> wanted = currentTools(names);
+            Map<String, McpSchema.Tool> wanted = currentTools(names, false);
             gateNames = Map.copyOf(names);
             try {
                 for (String name : published.keySet()) {
@@ -225,28 +231,18 @@ final class ToolBridge {
         }
     }
 
-    /** The tools to serve by MCP name; {@code names} receives the gate's name of each renamed one. */
-    private Map<String, McpSchema.Tool> currentTools(Map<String, String> names) {
+    /**
+     * The tools to serve by MCP name ({@link ToolNaming}); {@code names} receives the gate's name of each
+     * renamed one. {@code strict} (at start): a name collision throws.
+     */
+    private Map<String, McpSchema.Tool> currentTools(Map<String, String> names, boolean strict) {
         Map<String, McpSchema.Tool> tools = new LinkedHashMap<>();
-        List<RegisteredTool> codeFirst = new ArrayList<>(toolgate.registry().tools());
-        codeFirst.sort(java.util.Comparator.comparing((RegisteredTool tool) -> tool.name().indexOf(':') >= 0));
-        for (RegisteredTool tool : codeFirst) {
-            String wire = mcpName(tool.name());
-            if (wire.equals(applyToolName)) {
-                LOG.error("Tool {} from {} has the name of the MCP apply tool; it is not served over MCP. "
-                        + "Rename it or choose another applyToolName", tool.name(), tool.source());
-                continue;
-            }
-            if (tools.containsKey(wire)) {
-                LOG.error("Tool {} from {} has the MCP name {} of another tool; it is not served over MCP. Rename it",
-                        tool.name(), tool.source(), wire);
-                continue;
-            }
+        naming.assign(new ArrayList<>(toolgate.registry().tools()), Set.of(applyToolName), strict).forEach((wire, tool) -> {
             tools.put(wire, toMcp(wire, tool.descriptor(), tool.tool().returnsContent()));
             if (!wire.equals(tool.name())) {
                 names.put(wire, tool.name());
             }
-        }
+        });
         tools.put(applyToolName, applyTool());
         runTools.tools().forEach((name, tool) -> {
             if (tools.putIfAbsent(name, tool) != null) {
@@ -267,16 +263,6 @@ final class ToolBridge {
                 .callHandler((exchange, request) -> Mono.fromCallable(() -> call(exchange, request))
                         .subscribeOn(Schedulers.boundedElastic()))
                 .build();
-    }
-
-    /**
-     * The name a tool is served under. MCP tool names are letters, digits, {@code _}, {@code -} and
-     * {@code .}; a source tool's gate name ({@code mcp:github.create_issue}) has a colon after the
-     * source's kind, which becomes an underscore: {@code mcp_github.create_issue}. Code tools keep
-     * their names. A code tool whose name a source tool's would take is served, the source tool not.
-     */
-    static String mcpName(String gateName) {
-        return gateName.replace(':', '_');
     }
 
     /** The gate's name of the tool served as {@code mcpName}. */
@@ -354,9 +340,10 @@ final class ToolBridge {
 
     private CallToolResult call(McpSyncServerExchange exchange, CallToolRequest request, McpClientChannel channel) {
         String name = gateName(request.name());
+        String wire = request.name(); // what the client sent: an unknown-tool error names it, never the gate's name
         Principal principal = principalOf(exchange.transportContext());
         if (principal == null) {
-            throw unknownTool(name);
+            throw unknownTool(wire);
         }
         CallContext context = context(principal, exchange.sessionId()).withChannel(channel);
         try {
@@ -364,26 +351,26 @@ final class ToolBridge {
                 // listed only with a mutating tool in view, but callable by anyone offered any tool, so a
                 // principal that lost its last mutating rule after proposing learns which rule it lacks
                 if (toolgate.resolveTools(principal).isEmpty()) {
-                    throw unknownTool(name);
+                    throw unknownTool(wire);
                 }
                 return apply(exchange, context, request.arguments());
             }
             if (runTools.handles(name) && toolgate.registry().find(name).isEmpty()) {
                 if (toolgate.resolveTools(principal).isEmpty()) {
-                    throw unknownTool(name);
+                    throw unknownTool(wire);
                 }
                 return runTools.call(exchange, context, name, request.arguments(),
                         (ex, callId, tool, summary) -> confirm(ex, callId, tool, summary));
             }
             if (visible(principal, name).isEmpty()) {
-                throw unknownTool(name);
+                throw unknownTool(wire);
             }
             JsonNode arguments = request.arguments() == null ? null : Json.toTree(request.arguments());
             return success(toolgate.call(context, name, arguments));
         } catch (McpError e) {
             throw e;
         } catch (UnknownToolException e) {
-            throw unknownTool(name);
+            throw unknownTool(wire);
         } catch (BudgetExceededException e) {
             throw rateLimited(e);
         } catch (ToolValidationException e) {

@@ -198,6 +198,11 @@ public final class ToolgateMcpServer implements AutoCloseable {
         return http == null ? 0 : http.openStreams();
     }
 
+    /** The SDK's server (for tests: to send notifications). */
+    McpAsyncServer sdkServer() {
+        return server;
+    }
+
     /** HTTP sessions open now; 0 for stdio. */
     int openSessions() {
         return http == null ? 0 : http.sessions();
@@ -263,6 +268,8 @@ public final class ToolgateMcpServer implements AutoCloseable {
         final Toolgate toolgate;
         PermissionMode permissionMode = PermissionMode.APPROVE;
         String applyToolName = APPLY_TOOL;
+        boolean applyToolNamed;
+        McpToolNames toolNames = McpToolNames.standard();
         String serverName = "toolgate";
         String serverVersion = "0.1.0";
         String instructions;
@@ -293,7 +300,34 @@ public final class ToolgateMcpServer implements AutoCloseable {
                 throw new IllegalArgumentException("applyToolName must be 1-64 characters of A-Za-z0-9_.-, got '" + name + "'");
             }
             this.applyToolName = name;
+            this.applyToolNamed = true;
             return self();
+        }
+
+        /**
+         * How the gate's tool names become MCP tool names (default {@link McpToolNames#standard()}), such
+         * as {@code toolNames(McpToolNames.replacing('.', '_'))} for clients that refuse dots. Calls by the
+         * MCP name run the gate's tool. Two tools mapped to one name, or a name outside MCP's rule, make
+         * {@code start()} throw {@link IllegalStateException} naming both tools; for tools registered
+         * later the offending tool is left out with an ERROR log. Unless {@link #applyToolName} is set,
+         * the apply tool's name goes through the mapping too ({@code toolgate_apply}).
+         */
+        public B toolNames(McpToolNames names) {
+            this.toolNames = Objects.requireNonNull(names, "names");
+            return self();
+        }
+
+        /** The apply tool's name: as set, else {@value #APPLY_TOOL} through the name mapping. */
+        String applyName() {
+            if (applyToolNamed) {
+                return applyToolName;
+            }
+            String mapped = toolNames.mcpName(APPLY_TOOL);
+            if (!McpToolNames.isValid(mapped)) {
+                throw new IllegalStateException("toolNames maps " + APPLY_TOOL + " to '" + mapped
+                        + "', which is not 1-128 characters of A-Za-z0-9_.-; set applyToolName");
+            }
+            return mapped;
         }
 
         /** The name and version the server reports in {@code initialize} (default {@code toolgate 0.1.0}). */
@@ -356,7 +390,7 @@ public final class ToolgateMcpServer implements AutoCloseable {
             return instructions != null ? instructions
                     : "Tools that only read run directly. Tools that change something never run directly: they return a "
                     + "proposal with status awaiting_operator, a summary, a diff and a token. Show the user the summary and "
-                    + "diff; only after they agree, call " + applyToolName + " with the token. Results with isError true "
+                    + "diff; only after they agree, call " + applyName() + " with the token. Results with isError true "
                     + "explain what to fix.";
         }
     }
@@ -415,12 +449,20 @@ public final class ToolgateMcpServer implements AutoCloseable {
             StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
             StdioSerialSends transport = new StdioSerialSends(
                     new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, principal, requestTimeout);
+            ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, principal, requestTimeout, toolNames);
             CatalogDispatch catalogDispatch = catalogDispatch();
             if (catalogDispatch != null) { // before the SDK's transport starts reading
                 guarded.route(catalogDispatch.stdioRoute(principal, transport, mapper));
             }
-            McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
+            McpAsyncServer server;
+            try {
+                server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
+            } catch (RuntimeException e) {
+                if (restore != null) {
+                    System.setOut(restore); // a name collision, say: nothing serves, so stdout is the host's again
+                }
+                throw e;
+            }
             bridge.attach(server);
             if (catalogDispatch != null) {
                 catalogDispatch.attach(server, transport);
@@ -448,6 +490,12 @@ public final class ToolgateMcpServer implements AutoCloseable {
         private int maxSessionsPerPrincipal = 16;
         private int maxSessions = 1024;
         private Duration idleThreadKeepAlive = Duration.ofSeconds(30);
+        private Set<String> allowedHosts = Set.of();
+        private ProtectedResourceMetadata resourceMetadata;
+        private int replayEvents = 256;
+        private long replayBytes = 512 * 1024;
+        private Duration pollAfter;
+        private Duration retry = Duration.ofSeconds(1);
 
         private HttpBuilder(Toolgate toolgate, McpAuthenticator authenticator) {
             super(toolgate);
@@ -583,6 +631,65 @@ public final class ToolgateMcpServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * {@code Host} header values allowed besides the loopback defaults: {@code name} (any port) or
+         * {@code name:port}, such as {@code mcp.example.com}; {@code *} turns the check off. A request
+         * with no or several {@code Host} headers, or a malformed one, gets 400; with a name not allowed,
+         * 403; both before authentication (a defence against DNS rebinding). Default: bound to loopback,
+         * {@code localhost}, {@code 127.0.0.1}, {@code [::1]} with the bound port; bound elsewhere, no check.
+         */
+        public HttpBuilder allowedHosts(String... hosts) {
+            for (String host : hosts) {
+                if (host == null || !(host.equals("*") || host.matches("([A-Za-z0-9._-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}])(:[0-9]{1,5})?"))) {
+                    throw new IllegalArgumentException("allowedHosts entries must be name, name:port, [ipv6], [ipv6]:port or *, got '"
+                            + host + "'");
+                }
+            }
+            this.allowedHosts = Arrays.stream(hosts).map(h -> h.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+            return this;
+        }
+
+        /**
+         * Serves this OAuth 2.0 Protected Resource Metadata (RFC 9728) at
+         * {@code /.well-known/oauth-protected-resource} (and its path-suffixed forms) and names it in
+         * {@code WWW-Authenticate} of every 401. Default: none (404 there; 401s carry {@code Bearer realm="toolgate"}).
+         */
+        public HttpBuilder protectedResourceMetadata(ProtectedResourceMetadata metadata) {
+            this.resourceMetadata = Objects.requireNonNull(metadata, "metadata");
+            return this;
+        }
+
+        /**
+         * How many events, and how many bytes of them (counted as two per character), each session keeps
+         * so that a client that lost a stream can resume it with {@code Last-Event-ID} (default 256
+         * events, 512 KiB); the oldest go first. Worst case memory: {@code maxSessions} times {@code bytes}.
+         */
+        public HttpBuilder replayBuffer(int events, long bytes) {
+            if (events < 1 || bytes < 1024) {
+                throw new IllegalArgumentException("replayBuffer needs at least 1 event and 1024 bytes, got " + events
+                        + " events and " + bytes + " bytes");
+            }
+            this.replayEvents = events;
+            this.replayBytes = bytes;
+            return this;
+        }
+
+        /**
+         * SSE polling (MCP 2025-11-25): a POST whose response has not come within {@code after} is
+         * answered with an event stream that carries a priming event ({@code retry: <retry>}) and then
+         * closes; the client resumes with GET and {@code Last-Event-ID} and gets the response there. It
+         * frees the connection (and its worker) during long tool calls. Default: off. {@code retry} is also
+         * sent on every stream's priming event (default 1 s).
+         */
+        public HttpBuilder ssePolling(Duration after, Duration retry) {
+            if (after == null || after.isNegative() || retry == null || retry.isNegative() || retry.isZero()) {
+                throw new IllegalArgumentException("ssePolling needs a non-negative time and a positive retry");
+            }
+            this.pollAfter = after;
+            this.retry = retry;
+            return this;
+        }
+
         /** How long an idle worker or stream writer thread lives (default 30 s); for tests. */
         HttpBuilder idleThreadKeepAlive(Duration keepAlive) {
             if (keepAlive == null || keepAlive.isNegative() || keepAlive.isZero()) {
@@ -606,8 +713,9 @@ public final class ToolgateMcpServer implements AutoCloseable {
             HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpSettings(endpoint,
                     allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                     requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
-                    maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive));
-            ToolBridge bridge = new ToolBridge(toolgate, applyToolName, permissionMode, null, requestTimeout);
+                    maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive, allowedHosts, resourceMetadata, replayEvents,
+                    replayBytes, pollAfter, retry));
+            ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames);
             CatalogDispatch catalogDispatch = catalogDispatch();
             transport.serveCatalog(catalogDispatch);
             McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
