@@ -1,0 +1,97 @@
+package dev.toolgate.examples.mcp;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.access.Principal;
+import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.mcp.McpAuthenticator;
+import dev.toolgate.mcp.McpCatalog;
+import dev.toolgate.mcp.McpToolNames;
+import dev.toolgate.mcp.ToolgateMcpServer;
+import dev.toolgate.spi.InMemoryStore;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * A test fixture, not an example to copy: the MCP host that the official conformance suite
+ * ({@code @modelcontextprotocol/conformance}) is run against. It serves the suite's fixture tools,
+ * resources and prompts ({@link ConformanceFixtures}) as ordinary governed Toolgate tools and catalog
+ * entries, on Streamable HTTP, loopback only, with one fixed bearer token, {@value #TOKEN}; the suite
+ * sends no credentials, so {@code examples/demo-host/src/conformance/run.sh} puts a small proxy in
+ * front that adds the token.
+ *
+ * <pre>
+ * java -cp ... dev.toolgate.examples.mcp.ConformanceServer --port 8765
+ * </pre>
+ *
+ * <p>Every fixture tool only reads (or asks the client), so each is a READ tool and runs at once; the
+ * gate still authorizes, audits (in memory) and meters each call. Tool names are the suite's: the
+ * gate's qualified names ({@code conformance.test_simple_text}) are served without the
+ * {@code conformance.} prefix through {@link McpToolNames}.
+ */
+public final class ConformanceServer {
+
+    /** The only bearer token the fixture accepts. */
+    public static final String TOKEN = "conformance-token";
+
+    /** The fixture's principal: a user holding the fixture's rule. */
+    public static final Principal PRINCIPAL = Principal.user("conformance", ConformanceFixtures.RULE);
+
+    private static final String PREFIX = ConformanceFixtures.PLUGIN + ".";
+
+    private ConformanceServer() {
+    }
+
+    /** Starts the fixture on {@code --port N} (default 0: any free port) and serves until the process is stopped. */
+    public static void main(String[] args) throws Exception {
+        int port = 0;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--port") && i + 1 < args.length) {
+                port = Integer.parseInt(args[++i]);
+            } else if (args[i].startsWith("--port=")) {
+                port = Integer.parseInt(args[i].substring("--port=".length()));
+            } else {
+                System.err.println("usage: ConformanceServer [--port N]   (a test fixture; loopback only, token " + TOKEN + ")");
+                System.exit(2);
+            }
+        }
+        PrintStream console = System.out;
+        try (InMemoryStore store = new InMemoryStore();
+             Toolgate gate = gate(store);
+             ToolgateMcpServer server = start(gate, port)) {
+            console.println("Conformance host on " + server.endpoint().orElseThrow() + " (bearer token " + TOKEN + ")");
+            console.flush();
+            Runtime.getRuntime().addShutdownHook(new Thread(server::close, "conformance-shutdown"));
+            server.awaitTermination();
+        }
+    }
+
+    /** The gate with the fixture tools only (no discovered plugins), no budget, on {@code store}. */
+    static Toolgate gate(InMemoryStore store) {
+        return Toolgate.builder()
+                .discoverTools(false)
+                .store(store)
+                .budget(ToolBudget.unlimited())
+                .tools(ConformanceFixtures.PLUGIN, ConformanceFixtures.tools().toArray(new dev.toolgate.tool.Tool<?, ?>[0]))
+                .build();
+    }
+
+    /** The fixture server on 127.0.0.1:{@code port}. */
+    static ToolgateMcpServer start(Toolgate gate, int port) {
+        McpCatalog catalog = ConformanceFixtures.catalog();
+        return ToolgateMcpServer.http(gate, McpAuthenticator.fixed(Map.of(TOKEN, PRINCIPAL)))
+                .bind("127.0.0.1")
+                .port(port)
+                .serverInfo("toolgate-conformance", "0.1.0")
+                .toolNames(McpToolNames.of(name -> name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name))
+                .catalog(catalog)
+                // the suite reaches the host through a proxy on another loopback port
+                .allowedHosts("localhost", "127.0.0.1", "[::1]")
+                // server-sse-polling: a call not answered within 100 ms is answered on the client's resumed stream
+                .ssePolling(Duration.ofMillis(100), Duration.ofMillis(500))
+                // the suite opens a session per scenario and leaves most of them open
+                .maxSessionsPerPrincipal(1024)
+                .requestTimeout(Duration.ofSeconds(30))
+                .start();
+    }
+}

@@ -1,0 +1,82 @@
+package dev.toolgate.examples.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.json.Json;
+import dev.toolgate.mcp.ToolgateMcpServer;
+import dev.toolgate.spi.InMemoryStore;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The conformance host serves the suite's fixtures under the suite's names (the suite itself runs in
+ * CI: examples/demo-host/src/conformance/run.sh); here, without Node, what a broken fixture would show first.
+ */
+class ConformanceServerTest {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void servesTheFixturesUnderTheSuitesNames() throws Exception {
+        try (InMemoryStore store = new InMemoryStore();
+             Toolgate gate = ConformanceServer.gate(store);
+             ToolgateMcpServer server = ConformanceServer.start(gate, 0)) {
+            URI endpoint = server.endpoint().orElseThrow();
+            HttpResponse<String> init = post(endpoint, null, """
+                    {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+                     "capabilities":{},"clientInfo":{"name":"test","version":"1"}}}""");
+            assertThat(init.statusCode()).isEqualTo(200);
+            String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+            assertThat(Json.parse(body(init)).at("/result/capabilities").has("resources")).isTrue();
+            post(endpoint, session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+
+            JsonNode tools = Json.parse(body(post(endpoint, session, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}")));
+            List<String> names = new ArrayList<>();
+            tools.at("/result/tools").forEach(tool -> names.add(tool.path("name").asString()));
+            assertThat(names).containsExactlyInAnyOrder("test_simple_text", "test_image_content", "test_audio_content",
+                    "test_embedded_resource", "test_multiple_content_types", "test_tool_with_logging",
+                    "test_tool_with_progress", "test_error_handling", "test_sampling", "test_elicitation",
+                    "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "json_schema_2020_12_tool",
+                    "test_reconnection");
+
+            JsonNode image = Json.parse(body(post(endpoint, session, """
+                    {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_image_content","arguments":{}}}""")));
+            assertThat(image.at("/result/content/0/type").asString()).isEqualTo("image");
+            assertThat(image.at("/result/content/0/mimeType").asString()).isEqualTo("image/png");
+
+            JsonNode template = Json.parse(body(post(endpoint, session, """
+                    {"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"test://template/123/data"}}""")));
+            assertThat(Json.parse(template.at("/result/contents/0/text").asString()))
+                    .isEqualTo(Json.parse("{\"id\":\"123\",\"templateTest\":true,\"data\":\"Data for ID: 123\"}"));
+        }
+    }
+
+    private HttpResponse<String> post(URI endpoint, String session, String json) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+                .header("Authorization", "Bearer " + ConformanceServer.TOKEN)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        if (session != null) {
+            request.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25");
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The JSON-RPC message of a JSON answer or of an event stream's data line. */
+    private static String body(HttpResponse<String> response) {
+        String text = response.body();
+        if (!response.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
+            return text;
+        }
+        return text.lines().filter(line -> line.startsWith("data:") && line.length() > 6)
+                .map(line -> line.substring(5).strip()).reduce((first, second) -> second).orElseThrow();
+    }
+}
