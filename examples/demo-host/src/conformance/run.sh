@@ -9,7 +9,9 @@
 # Every server scenario of spec version 2025-11-25 runs (--suite all, pending ones included); the run
 # fails on any failure not listed in expected-failures.yml, and on any listed one that passes. Results
 # (checks.json per scenario) and logs: examples/demo-host/target/conformance.
-# Environment: MVN (default ./mvnw), JAVA_HOME, CONFORMANCE_SKIP_BUILD=1 to reuse the last classpath.
+# Environment: MVN (default ./mvnw), JAVA_HOME, CONFORMANCE_SKIP_BUILD=1 to reuse the last classpath,
+# CONFORMANCE_TRANSPORT=servlet to run the same fixtures through the SDK's servlet transport on Jetty
+# (for the comparison in lib-mcp-adapter/README.md; CI runs the standalone server).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -55,7 +57,8 @@ wait_for() {
   cat "$1" >&2; echo "conformance: timed out waiting for '$2' in $1" >&2; return 1
 }
 
-"$JAVA" -Xmx256m -cp "$CLASSPATH" dev.toolgate.examples.mcp.ConformanceServer --port 0 >"$WORK/logs/server.log" 2>&1 &
+"$JAVA" -Xmx256m -cp "$CLASSPATH" dev.toolgate.examples.mcp.ConformanceServer --port 0 \
+  --transport "${CONFORMANCE_TRANSPORT:-standalone}" >"$WORK/logs/server.log" 2>&1 &
 pids+=($!)
 endpoint=$(wait_for "$WORK/logs/server.log" 'Conformance host on http://' | grep -oE 'http://[^ ]+')
 port=$(echo "$endpoint" | sed -E 's#http://[^:]+:([0-9]+)/.*#\1#')

@@ -42,28 +42,52 @@ public final class ConformanceServer {
     private ConformanceServer() {
     }
 
-    /** Starts the fixture on {@code --port N} (default 0: any free port) and serves until the process is stopped. */
+    /**
+     * Starts the fixture on {@code --port N} (default 0: any free port) and serves until the process is
+     * stopped. {@code --transport servlet} serves the same fixtures through the SDK's servlet transport
+     * on embedded Jetty instead of the standalone server, to compare the two on the same run.
+     */
     public static void main(String[] args) throws Exception {
         int port = 0;
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--port") && i + 1 < args.length) {
-                port = Integer.parseInt(args[++i]);
-            } else if (args[i].startsWith("--port=")) {
-                port = Integer.parseInt(args[i].substring("--port=".length()));
-            } else {
-                System.err.println("usage: ConformanceServer [--port N]   (a test fixture; loopback only, token " + TOKEN + ")");
-                System.exit(2);
+        String transport = "standalone";
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--port" -> port = Integer.parseInt(args[i + 1]);
+                case "--transport" -> transport = args[i + 1];
+                default -> usage();
             }
         }
-        PrintStream console = System.out;
-        try (InMemoryStore store = new InMemoryStore();
-             Toolgate gate = gate(store);
-             ToolgateMcpServer server = start(gate, port)) {
-            console.println("Conformance host on " + server.endpoint().orElseThrow() + " (bearer token " + TOKEN + ")");
-            console.flush();
-            Runtime.getRuntime().addShutdownHook(new Thread(server::close, "conformance-shutdown"));
-            server.awaitTermination();
+        if (args.length % 2 != 0 || !(transport.equals("standalone") || transport.equals("servlet"))) {
+            usage();
         }
+        PrintStream console = System.out;
+        try (InMemoryStore store = new InMemoryStore(); Toolgate gate = gate(store)) {
+            if (transport.equals("servlet")) {
+                try (ServletFixture served = ServletFixture.start(gate, port)) {
+                    console.println("Conformance host on " + served.endpoint() + " (servlet on Jetty; bearer token " + TOKEN + ")");
+                    console.flush();
+                    Thread.currentThread().join(); // until the process is stopped
+                }
+                return;
+            }
+            try (ToolgateMcpServer server = start(gate, port)) {
+                console.println("Conformance host on " + server.endpoint().orElseThrow() + " (bearer token " + TOKEN + ")");
+                console.flush();
+                Runtime.getRuntime().addShutdownHook(new Thread(server::close, "conformance-shutdown"));
+                server.awaitTermination();
+            }
+        }
+    }
+
+    private static void usage() {
+        System.err.println("usage: ConformanceServer [--port N] [--transport standalone|servlet]"
+                + "   (a test fixture; loopback only, token " + TOKEN + ")");
+        System.exit(2);
+    }
+
+    /** The served names: the gate's, without the fixture plugin's prefix. */
+    static McpToolNames toolNames() {
+        return McpToolNames.of(name -> name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name);
     }
 
     /** The gate with the fixture tools only (no discovered plugins), no budget, on {@code store}. */
@@ -83,7 +107,7 @@ public final class ConformanceServer {
                 .bind("127.0.0.1")
                 .port(port)
                 .serverInfo("toolgate-conformance", "0.1.0")
-                .toolNames(McpToolNames.of(name -> name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name))
+                .toolNames(toolNames())
                 .catalog(catalog)
                 // the suite reaches the host through a proxy on another loopback port
                 .allowedHosts("localhost", "127.0.0.1", "[::1]")
