@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * The Streamable HTTP transport's settings, checked by {@link ToolgateMcpServer.HttpBuilder}.
+ * The Streamable HTTP transport's settings, checked by {@link McpHttpBuilder}.
  *
  * @param endpoint                the endpoint path
  * @param allowedOrigins          browser origins allowed besides loopback ones (lower case; {@code *} for any)

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * the other transports (permission mode, apply tool name, instructions, request timeout) plus the
  * endpoint's own. Threads, timeouts and connections are the servlet container's.
  */
-public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServletBuilder> {
+public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
 
@@ -49,7 +49,7 @@ public final class McpServletBuilder extends ToolgateMcpServer.Builder<McpServle
     /**
      * Browser origins allowed to call ({@code *} for any); requests without {@code Origin} are always
      * allowed, others get 403. Default: loopback origins only. The same rule as
-     * {@link ToolgateMcpServer.HttpBuilder#allowedOrigins}.
+     * {@link McpHttpBuilder#allowedOrigins}.
      */
     public McpServletBuilder allowedOrigins(String... origins) {
         this.allowedOrigins = Arrays.stream(origins).map(o -> o.strip().toLowerCase(Locale.ROOT))

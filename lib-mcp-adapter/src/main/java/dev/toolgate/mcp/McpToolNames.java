@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * How the gate's qualified tool names become the names MCP clients see, for hosts and clients that
  * do not accept some characters (many reject dots: {@code incident.create} becomes
  * {@code incident_create} with {@code replacing('.', '_')}). Set with
- * {@link ToolgateMcpServer.Builder#toolNames(McpToolNames)}; the default is {@link #standard()}.
+ * {@link McpServerBuilder#toolNames(McpToolNames)}; the default is {@link #standard()}.
  *
  * <p>The mapping must be reversible in practice: the server keeps a table from each served MCP name
  * back to the gate's name, so a call by MCP name runs the gate's tool. Two tools that map to one MCP

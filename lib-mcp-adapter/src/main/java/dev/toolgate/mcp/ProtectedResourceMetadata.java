@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 /**
  * The OAuth 2.0 Protected Resource Metadata (RFC 9728) of a Streamable HTTP MCP server: which
  * authorization servers issue its tokens and which scopes it knows. Given to
- * {@link ToolgateMcpServer.HttpBuilder#protectedResourceMetadata(ProtectedResourceMetadata)}, the
+ * {@link McpHttpBuilder#protectedResourceMetadata(ProtectedResourceMetadata)}, the
  * server then
  * <ul>
  *   <li>serves this document, without authentication and to GET only, at

@@ -44,7 +44,7 @@ class McpCatalogHttpTest {
 
     /** Serves the gate and catalog (null: none) the way this suite tests; the servlet suite overrides it. */
     ServedMcp serve(Toolgate gate, McpAuthenticator authenticator, McpCatalog catalog) {
-        ToolgateMcpServer.HttpBuilder builder = ToolgateMcpServer.http(gate, authenticator);
+        McpHttpBuilder builder = ToolgateMcpServer.http(gate, authenticator);
         return ServedMcp.standalone((catalog == null ? builder : builder.catalog(catalog)).start());
     }
 

@@ -56,12 +56,12 @@ class McpHttpErrorsTest {
     private ToolgateMcpServer server;
     private URI endpoint;
 
-    private void start(UnaryOperator<ToolgateMcpServer.HttpBuilder> settings) {
+    private void start(UnaryOperator<McpHttpBuilder> settings) {
         gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited());
         startServer(settings, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)));
     }
 
-    private void startServer(UnaryOperator<ToolgateMcpServer.HttpBuilder> settings, McpAuthenticator authenticator) {
+    private void startServer(UnaryOperator<McpHttpBuilder> settings, McpAuthenticator authenticator) {
         server = settings.apply(ToolgateMcpServer.http(gate, authenticator)).start();
         endpoint = server.endpoint().orElseThrow();
     }

@@ -30,7 +30,7 @@ class McpHttpHostTest {
     private Toolgate gate;
     private ToolgateMcpServer server;
 
-    private int start(UnaryOperator<ToolgateMcpServer.HttpBuilder> customize) {
+    private int start(UnaryOperator<McpHttpBuilder> customize) {
         gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited());
         server = customize.apply(ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)))).start();
         return server.port();

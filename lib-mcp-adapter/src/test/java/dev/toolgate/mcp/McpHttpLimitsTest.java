@@ -61,7 +61,7 @@ class McpHttpLimitsTest {
     private ToolgateMcpServer server;
     private URI endpoint;
 
-    private void start(UnaryOperator<ToolgateMcpServer.HttpBuilder> settings) {
+    private void start(UnaryOperator<McpHttpBuilder> settings) {
         gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited());
         server = settings.apply(ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)))
                 .idleThreadKeepAlive(Duration.ofMillis(300))).start();
@@ -383,7 +383,7 @@ class McpHttpLimitsTest {
     @Test
     void capsAreChecked() {
         gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited());
-        ToolgateMcpServer.HttpBuilder builder = ToolgateMcpServer.http(gate, token -> Optional.empty());
+        McpHttpBuilder builder = ToolgateMcpServer.http(gate, token -> Optional.empty());
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.maxSessionsPerPrincipal(0))
                 .isInstanceOf(IllegalArgumentException.class);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.readTimeout(Duration.ZERO))

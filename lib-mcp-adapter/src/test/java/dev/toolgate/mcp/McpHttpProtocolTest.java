@@ -50,7 +50,7 @@ class McpHttpProtocolTest {
 
     /** Serves the gate the way this suite tests; the servlet suite overrides it. */
     ServedMcp serve(Toolgate gate, McpAuthenticator authenticator, Options options) {
-        ToolgateMcpServer.HttpBuilder builder = ToolgateMcpServer.http(gate, authenticator).maxBodyBytes(options.maxBodyBytes());
+        McpHttpBuilder builder = ToolgateMcpServer.http(gate, authenticator).maxBodyBytes(options.maxBodyBytes());
         if (options.origins().length > 0) {
             builder.allowedOrigins(options.origins());
         }

@@ -39,7 +39,7 @@ class McpHttpResourceMetadataTest {
     private ToolgateMcpServer server;
     private URI endpoint;
 
-    private void start(UnaryOperator<ToolgateMcpServer.HttpBuilder> customize) {
+    private void start(UnaryOperator<McpHttpBuilder> customize) {
         gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited());
         server = customize.apply(ToolgateMcpServer.http(gate, token -> {
             if (token.equals("explode")) {

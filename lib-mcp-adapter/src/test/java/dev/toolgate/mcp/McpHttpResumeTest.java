@@ -48,7 +48,7 @@ class McpHttpResumeTest {
     private ToolgateMcpServer server;
     private URI endpoint;
 
-    private void start(UnaryOperator<ToolgateMcpServer.HttpBuilder> customize) {
+    private void start(UnaryOperator<McpHttpBuilder> customize) {
         gate = Fixtures.gate(new Fixtures.Tickets(), ToolBudget.unlimited());
         gate.registry().register(ToolProvider.of("slow", Tool.builder("nap", NoInput.class).description("Sleeps a second.")
                 .effect(Effect.READ).execute((in, ctx) -> {

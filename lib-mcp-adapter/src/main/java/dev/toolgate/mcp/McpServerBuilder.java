@@ -1,0 +1,147 @@
+package dev.toolgate.mcp;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.policy.PermissionMode;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/** Settings every MCP server shares, whatever its transport: the builders of {@link ToolgateMcpServer} extend it. */
+public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
+
+    private static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+    final Toolgate toolgate;
+    PermissionMode permissionMode = PermissionMode.APPROVE;
+    String applyToolName = ToolgateMcpServer.APPLY_TOOL;
+    boolean applyToolNamed;
+    McpToolNames toolNames = McpToolNames.standard();
+    String serverName = "toolgate";
+    String serverVersion = "0.1.0";
+    String instructions;
+    Duration requestTimeout = Duration.ofMinutes(5);
+    McpCatalog catalog;
+
+    McpServerBuilder(Toolgate toolgate) {
+        this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
+    }
+
+    /**
+     * The conversation's permission mode for every call (default APPROVE: every mutation waits for
+     * apply; AUTO applies MUTATE proposals at once, never DESTRUCTIVE ones).
+     */
+    public B permissionMode(PermissionMode mode) {
+        this.permissionMode = Objects.requireNonNull(mode, "mode");
+        return self();
+    }
+
+    /** The apply tool's name (default {@value ToolgateMcpServer#APPLY_TOOL}); 1-64 characters of {@code A-Za-z0-9_.-}. */
+    public B applyToolName(String name) {
+        if (name == null || !TOOL_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("applyToolName must be 1-64 characters of A-Za-z0-9_.-, got '" + name + "'");
+        }
+        this.applyToolName = name;
+        this.applyToolNamed = true;
+        return self();
+    }
+
+    /**
+     * How the gate's tool names become MCP tool names (default {@link McpToolNames#standard()}), such
+     * as {@code toolNames(McpToolNames.replacing('.', '_'))} for clients that refuse dots. Calls by the
+     * MCP name run the gate's tool. Two tools mapped to one name, or a name outside MCP's rule, make
+     * {@code start()} throw {@link IllegalStateException} naming both tools; for tools registered
+     * later the offending tool is left out with an ERROR log. Unless {@link #applyToolName} is set,
+     * the apply tool's name goes through the mapping too ({@code toolgate_apply}).
+     */
+    public B toolNames(McpToolNames names) {
+        this.toolNames = Objects.requireNonNull(names, "names");
+        return self();
+    }
+
+    /** The apply tool's name: as set, else {@value ToolgateMcpServer#APPLY_TOOL} through the name mapping. */
+    String applyName() {
+        if (applyToolNamed) {
+            return applyToolName;
+        }
+        String mapped = toolNames.mcpName(ToolgateMcpServer.APPLY_TOOL);
+        if (!McpToolNames.isValid(mapped)) {
+            throw new IllegalStateException("toolNames maps " + ToolgateMcpServer.APPLY_TOOL + " to '" + mapped
+                    + "', which is not 1-128 characters of A-Za-z0-9_.-; set applyToolName");
+        }
+        return mapped;
+    }
+
+    /** The name and version the server reports in {@code initialize} (default {@code toolgate 0.1.0}). */
+    public B serverInfo(String name, String version) {
+        this.serverName = Objects.requireNonNull(name, "name");
+        this.serverVersion = Objects.requireNonNull(version, "version");
+        return self();
+    }
+
+    /** Instructions for the model sent in {@code initialize} (default: how proposals and apply work). */
+    public B instructions(String instructions) {
+        this.instructions = instructions;
+        return self();
+    }
+
+    /** How long to wait for the client to answer a request of the server, such as an elicitation (default 5 minutes). */
+    public B requestTimeout(Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("requestTimeout must be positive");
+        }
+        this.requestTimeout = timeout;
+        return self();
+    }
+
+    /**
+     * Resources, resource templates and prompts to serve next to the tools, each shown only to the
+     * principals the gate's resolver allows (see {@link McpCatalog}). Default: none, and the server
+     * advertises no resources, prompts or completions.
+     */
+    public B catalog(McpCatalog catalog) {
+        this.catalog = Objects.requireNonNull(catalog, "catalog");
+        return self();
+    }
+
+    /** The catalog's dispatcher for one server, or null without a catalog. */
+    CatalogDispatch catalogDispatch() {
+        return catalog == null ? null : new CatalogDispatch(catalog, toolgate.resolver());
+    }
+
+    /**
+     * The SDK server for either transport, configured the same way: the gate's tools behind the
+     * bridge. Built from asynchronous specifications so that the list filter runs on the calling
+     * thread (see {@link ToolBridge}).
+     */
+    McpAsyncServer server(McpServer.AsyncSpecification<?> spec, ToolBridge bridge, McpJsonMapper mapper,
+                          CatalogDispatch catalogDispatch) {
+        McpSchema.ServerCapabilities.Builder capabilities = McpSchema.ServerCapabilities.builder().tools(true).logging();
+        return spec.serverInfo(serverName, serverVersion)
+                .instructions(instructionsOrDefault())
+                .capabilities((catalogDispatch == null ? capabilities : catalogDispatch.advertise(capabilities)).build())
+                .validateToolInputs(false)
+                .requestTimeout(requestTimeout)
+                .jsonMapper(mapper)
+                .tools(bridge.specifications())
+                .addToolFilter(bridge.filter())
+                .build();
+    }
+
+    String instructionsOrDefault() {
+        return instructions != null ? instructions
+                : "Tools that only read run directly. Tools that change something never run directly: they return a "
+                + "proposal with status awaiting_operator, a summary, a diff and a token. Show the user the summary and "
+                + "diff; only after they agree, call " + applyName() + " with the token. Results with isError true "
+                + "explain what to fix.";
+    }
+}
+
