@@ -1,11 +1,14 @@
 package dev.toolgate.mcp;
 
+import dev.toolgate.tool.Content;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Base64;
 import java.util.Objects;
 
 /**
- * One message of a prompt: a role and one piece of content (text, an image, or an embedded resource).
+ * One message of a prompt: a role and one piece of content: text, an image or an embedded resource
+ * through the shortcuts below, or any {@link Content} (audio and resource links too) through
+ * {@link #of(Role, Content)}, the same items a tool's {@link dev.toolgate.tool.ContentResult} holds.
  *
  * <pre>{@code
  * McpPromptMessage.text(Role.USER, "Prompt with arguments: arg1='" + a + "', arg2='" + b + "'");
@@ -24,6 +27,11 @@ public final class McpPromptMessage {
     private McpPromptMessage(Role role, McpSchema.Content content) {
         this.role = Objects.requireNonNull(role, "role");
         this.content = content;
+    }
+
+    /** A message of any content item, checked when the item was built. */
+    public static McpPromptMessage of(Role role, Content content) {
+        return new McpPromptMessage(role, McpContent.item(Objects.requireNonNull(content, "content")));
     }
 
     /** A text message. */

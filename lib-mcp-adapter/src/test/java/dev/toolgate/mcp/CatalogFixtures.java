@@ -8,6 +8,7 @@ import dev.toolgate.access.Resolver;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.json.Json;
 import dev.toolgate.mcp.McpPromptMessage.Role;
+import dev.toolgate.tool.Content;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -80,7 +81,9 @@ final class CatalogFixtures {
                                 McpPromptMessage.text(Role.USER, "Please process the embedded resource above."))).build())
                 .add(McpPrompt.builder("test_prompt_with_image").description("A prompt with an image")
                         .renderer(r -> List.of(McpPromptMessage.image(Role.USER, PNG, "image/png"),
-                                McpPromptMessage.text(Role.USER, "Please analyze the image above."))).build())
+                                McpPromptMessage.text(Role.USER, "Please analyze the image above."),
+                                // any content item of a tool result works in a prompt too
+                                McpPromptMessage.of(Role.ASSISTANT, Content.link("test://static-text", "static-text")))).build())
                 .add(McpPrompt.builder("broken_prompt").description("Its renderer fails")
                         .renderer(r -> {
                             throw new IllegalStateException(LEAK);

@@ -287,10 +287,14 @@ class McpCatalogHttpTest {
         assertThat(((McpSchema.TextResourceContents) resource.resource()).text()).isEqualTo("Embedded resource content for testing.");
         assertThat(embedded.messages()).hasSize(2);
 
-        McpSchema.ImageContent image = (McpSchema.ImageContent) bob.getPrompt(
-                new McpSchema.GetPromptRequest("test_prompt_with_image", Map.of())).messages().get(0).content();
+        List<McpSchema.PromptMessage> withImage = bob.getPrompt(
+                new McpSchema.GetPromptRequest("test_prompt_with_image", Map.of())).messages();
+        McpSchema.ImageContent image = (McpSchema.ImageContent) withImage.get(0).content();
         assertThat(image.mimeType()).isEqualTo("image/png");
         assertThat(Base64.getDecoder().decode(image.data())).isEqualTo(CatalogFixtures.PNG);
+        assertThat(withImage.get(2).role()).isEqualTo(McpSchema.Role.ASSISTANT);
+        assertThat(withImage.get(2).content()).isInstanceOfSatisfying(McpSchema.ResourceLink.class,
+                link -> assertThat(link.uri()).isEqualTo("test://static-text"));
     }
 
     @Test
