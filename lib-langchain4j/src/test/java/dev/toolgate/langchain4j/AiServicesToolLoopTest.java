@@ -4,6 +4,7 @@ import static dev.toolgate.langchain4j.ScriptedChatModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.invocation.InvocationParameters;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
@@ -147,6 +148,24 @@ class AiServicesToolLoopTest {
         assertThat(second.get("status").asString()).isEqualTo("over_budget");
         assertThat(second.get("retryAfterSeconds").asLong()).isBetween(1L, 600L);
         assertThat(answer).contains("over_budget");
+    }
+
+    interface ParameterAssistant {
+        String chat(@UserMessage String message, InvocationParameters parameters);
+    }
+
+    @Test
+    void thePrincipalCanComeFromInvocationParameters() {
+        gate = incidents.gate(ToolBudget.unlimited());
+        ScriptedChatModel model = new ScriptedChatModel(call("incident__find", "{\"text\":\"Database\"}"));
+        ToolgateToolProvider tools = ToolgateToolProvider.builder(gate)
+                .principal(request -> USERS.get((String) request.invocationParameters().get("user"))).build();
+        ParameterAssistant assistant = AiServices.builder(ParameterAssistant.class).chatModel(model)
+                .toolProvider(tools).build();
+        assistant.chat("Any database incidents?", InvocationParameters.from("user", "bob"));
+        assertThat(model.requests.get(0).toolSpecifications()).extracting(ToolSpecification::name)
+                .containsExactly("incident__find");
+        assertThat(Json.parse(model.toolResultsSeen().get(0)).get("status").asString()).isEqualTo("executed");
     }
 
     @Test
