@@ -1,6 +1,8 @@
 package dev.toolgate.langchain4j;
 
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderRequest;
 import dev.langchain4j.service.tool.ToolProviderResult;
@@ -9,6 +11,7 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
+import dev.toolgate.json.Json;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.RegisteredTool;
@@ -19,6 +22,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Offers a gate's tools to LangChain4j {@code AiServices}: on every request it resolves the caller
@@ -109,6 +113,22 @@ public final class ToolgateToolProvider implements ToolProvider {
      */
     public Applied apply(CallContext context, String token) {
         return gate.apply(context, token);
+    }
+
+    /**
+     * A reply for {@code AiServices.hallucinatedToolNameStrategy(...)}: a call of a function that was
+     * not offered (a hidden tool, a name the model made up) is answered with
+     * {@code {"status":"unknown_tool", ...}} instead of LangChain4j's default, which throws out of the
+     * AI service. Nothing runs either way: no executor exists for a tool that was not offered.
+     */
+    public static Function<ToolExecutionRequest, ToolExecutionResultMessage> unknownToolReply() {
+        return request -> {
+            ObjectNode json = Json.object();
+            json.put("status", "unknown_tool");
+            json.put("toolName", request.name());
+            json.put("message", "No tool named '" + request.name() + "' is available to you; use only the tools offered.");
+            return ToolExecutionResultMessage.from(request, Json.write(json));
+        };
     }
 
     static ToolSpecification specification(String wireName, ToolDescriptor descriptor) {

@@ -150,6 +150,39 @@ class AiServicesToolLoopTest {
         assertThat(answer).contains("over_budget");
     }
 
+    @Test
+    void aHiddenToolTheModelCallsAnywayDoesNotRun() {
+        gate = incidents.gate(ToolBudget.unlimited());
+        ScriptedChatModel model = new ScriptedChatModel(true, call("admin__purge", "{}"), call("admin.purge", "{}"));
+        ToolgateToolProvider tools = ToolgateToolProvider.builder(gate)
+                .principal(request -> USERS.get((String) request.chatMemoryId())).build();
+        Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).toolProvider(tools)
+                .hallucinatedToolNameStrategy(ToolgateToolProvider.unknownToolReply()).build();
+
+        assistant.chat("bob", "Delete everything");
+        List<String> seen = model.toolResultsSeen();
+        assertThat(seen).hasSize(2);
+        for (String result : seen) {
+            assertThat(Json.parse(result).get("status").asString()).isEqualTo("unknown_tool");
+        }
+        assertThat(incidents.all).hasSize(1);
+        assertThat(gate.findCalls(dev.toolgate.audit.CallQuery.latest(100))).isEmpty();
+    }
+
+    @Test
+    void withoutTheReplyLangChain4jThrowsOnAnUnofferedToolAndStillNothingRuns() {
+        gate = incidents.gate(ToolBudget.unlimited());
+        ScriptedChatModel model = new ScriptedChatModel(true, call("admin__purge", "{}"));
+        ToolgateToolProvider tools = ToolgateToolProvider.builder(gate)
+                .principal(request -> USERS.get((String) request.chatMemoryId())).build();
+        Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).toolProvider(tools).build();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> assistant.chat("bob", "Delete everything"))
+                .hasMessageContaining("admin__purge");
+        assertThat(incidents.all).hasSize(1);
+    }
+
     interface ParameterAssistant {
         String chat(@UserMessage String message, InvocationParameters parameters);
     }

@@ -28,8 +28,16 @@ final class ScriptedChatModel implements ChatModel {
     private final AtomicInteger next = new AtomicInteger();
     final List<ChatRequest> requests = Collections.synchronizedList(new ArrayList<>());
 
+    private final boolean callUnofferedTools;
+
     ScriptedChatModel(Call... script) {
+        this(false, script);
+    }
+
+    /** @param callUnofferedTools true for a model that hallucinates: it calls tools it was not offered */
+    ScriptedChatModel(boolean callUnofferedTools, Call... script) {
         this.script = List.of(script);
+        this.callUnofferedTools = callUnofferedTools;
     }
 
     static Call call(String name, String arguments) {
@@ -44,7 +52,7 @@ final class ScriptedChatModel implements ChatModel {
             Call call = script.get(step);
             boolean offered = request.toolSpecifications() != null && request.toolSpecifications().stream()
                     .anyMatch(spec -> spec.name().equals(call.name()));
-            if (!offered) {
+            if (!offered && !callUnofferedTools) {
                 return answer("the tool " + call.name() + " is not available to me");
             }
             ToolExecutionRequest toolCall = ToolExecutionRequest.builder().id("call-" + step).name(call.name())
