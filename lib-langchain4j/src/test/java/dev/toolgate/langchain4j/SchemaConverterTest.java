@@ -78,6 +78,10 @@ class SchemaConverterTest {
                 .hasExactlyElementsOfTypes(JsonStringSchema.class, JsonIntegerSchema.class);
         assertThat(((JsonReferenceSchema) schema.properties().get("person")).reference()).isEqualTo("Person");
         assertThat(schema.definitions()).containsOnlyKeys("Person");
+        var json = Json.parse(dev.langchain4j.agent.tool.ToolSpecification.builder().name("t").parameters(schema).build()
+                .toJson()).get("parameters");
+        assertThat(json.get("properties").get("person").get("$ref").asString()).isEqualTo("#/$defs/Person");
+        assertThat(json.get("$defs").get("Person").get("properties").has("name")).isTrue();
     }
 
     @Test
