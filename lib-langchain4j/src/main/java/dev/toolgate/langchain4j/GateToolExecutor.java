@@ -1,0 +1,83 @@
+package dev.toolgate.langchain4j;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.service.tool.ToolExecutionResult;
+import dev.langchain4j.service.tool.ToolExecutor;
+import dev.toolgate.Toolgate;
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.DuplicateCallException;
+import dev.toolgate.gate.ForbiddenException;
+import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.gate.CallResult;
+import dev.toolgate.tool.ToolValidationException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one gate tool for one resolved caller: the qualified name and the call context are fixed when
+ * the tool is offered, so the function name the model sends is never parsed back into a gate name.
+ */
+final class GateToolExecutor implements ToolExecutor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GateToolExecutor.class);
+
+    private final Toolgate gate;
+    private final String toolName;
+    private final CallContext context;
+    private final boolean exposeToken;
+    private final Consumer<Proposal> onProposal;
+
+    GateToolExecutor(Toolgate gate, String toolName, CallContext context, boolean exposeToken, Consumer<Proposal> onProposal) {
+        this.gate = gate;
+        this.toolName = toolName;
+        this.context = context;
+        this.exposeToken = exposeToken;
+        this.onProposal = onProposal;
+    }
+
+    @Override
+    public String execute(ToolExecutionRequest request, Object memoryId) {
+        return run(request).text();
+    }
+
+    @Override
+    public ToolExecutionResult executeWithContext(ToolExecutionRequest request, InvocationContext invocationContext) {
+        ToolOutcomes.Outcome outcome = run(request);
+        String text = outcome.text();
+        return ToolExecutionResult.builder().isError(outcome.error()).resultText(text).result(text).build();
+    }
+
+    ToolOutcomes.Outcome run(ToolExecutionRequest request) {
+        try {
+            CallResult result = gate.call(context, toolName, request.arguments());
+            if (result instanceof Proposal proposal && onProposal != null) {
+                try {
+                    onProposal.accept(proposal);
+                } catch (RuntimeException e) {
+                    LOG.error("The host's proposal handler failed for proposal {} of {}", proposal.callId(), toolName, e);
+                }
+            }
+            return ToolOutcomes.of(result, exposeToken);
+        } catch (BudgetExceededException e) {
+            return ToolOutcomes.budget(e);
+        } catch (ToolValidationException e) {
+            return ToolOutcomes.validation(e, toolName);
+        } catch (DuplicateCallException e) {
+            return ToolOutcomes.duplicate(e);
+        } catch (ForbiddenException e) {
+            return ToolOutcomes.forbidden(e);
+        } catch (ProposeApplyException e) {
+            return ToolOutcomes.gate(e);
+        } catch (ToolExecutionException e) {
+            return ToolOutcomes.failed(e);
+        } catch (RuntimeException e) {
+            LOG.error("LangChain4j call of {} failed", toolName, e);
+            return ToolOutcomes.internal(toolName);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.toolgate.langchain4j;
+
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.DuplicateCallException;
+import dev.toolgate.gate.ForbiddenException;
+import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.json.Json;
+import dev.toolgate.tool.ToolValidationException;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * What a gate call tells the model, as JSON: every outcome and every fault the model can act on is a
+ * result, never an exception thrown through LangChain4j's tool loop.
+ */
+final class ToolOutcomes {
+
+    private ToolOutcomes() {
+    }
+
+    /** The JSON of a result plus whether it is an error for the model. */
+    record Outcome(ObjectNode json, boolean error) {
+        String text() {
+            return Json.write(json);
+        }
+    }
+
+    static Outcome of(CallResult result, boolean exposeToken) {
+        ObjectNode json = result.toJson();
+        if (result instanceof Proposal) {
+            if (!exposeToken) {
+                json.remove("token");
+            }
+            json.put("message", "Nothing was changed yet: the proposal awaits an operator's approval. Show the "
+                    + "summary to the user; do not propose it again.");
+        }
+        return new Outcome(json, result.status().equals("denied"));
+    }
+
+    static Outcome budget(BudgetExceededException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "over_budget");
+        json.put("kind", "budget");
+        json.put("retryAfterSeconds", e.retryAfterSeconds());
+        json.put("message", "Too many tool calls: wait " + e.retryAfterSeconds() + " s before calling a tool again.");
+        return new Outcome(json, true);
+    }
+
+    static Outcome validation(ToolValidationException e, String toolName) {
+        ObjectNode json = (e.toolName() == null ? e.forTool(toolName) : e).feedback().toJson();
+        json.put("status", "invalid");
+        return new Outcome(json, true);
+    }
+
+    static Outcome duplicate(DuplicateCallException e) {
+        ObjectNode json = e.feedback().toJson();
+        json.put("status", "duplicate");
+        return new Outcome(json, true);
+    }
+
+    static Outcome forbidden(ForbiddenException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "forbidden");
+        json.put("kind", "forbidden");
+        json.put("code", e.code());
+        json.put("toolName", e.toolName());
+        ArrayNode missing = json.putArray("missingRules");
+        e.missingRules().stream().sorted().forEach(missing::add);
+        json.put("message", e.getMessage());
+        return new Outcome(json, true);
+    }
+
+    static Outcome gate(ProposeApplyException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "error");
+        json.put("kind", "gate");
+        json.put("code", e.code());
+        json.put("message", e.getMessage());
+        return new Outcome(json, true);
+    }
+
+    static Outcome failed(ToolExecutionException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "failed");
+        json.put("kind", "execution");
+        json.put("callId", e.callId());
+        json.put("toolName", e.toolName());
+        json.put("timedOut", e.timedOut());
+        json.put("message", e.getMessage());
+        return new Outcome(json, true);
+    }
+
+    static Outcome internal(String toolName) {
+        ObjectNode json = Json.object();
+        json.put("status", "error");
+        json.put("kind", "internal");
+        json.put("toolName", toolName);
+        json.put("message", "The tool could not be run because of an internal error; it was logged for the operator.");
+        return new Outcome(json, true);
+    }
+}

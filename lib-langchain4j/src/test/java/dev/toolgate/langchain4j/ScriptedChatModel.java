@@ -1,0 +1,90 @@
+package dev.toolgate.langchain4j;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.FinishReason;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A chat model that plays a script as a real model would: each turn it emits the next tool call
+ * (checking the tool was offered, as a provider's API would reject an unknown function) and, when the
+ * script ends, a final answer quoting the last tool result it read. It records every request.
+ */
+final class ScriptedChatModel implements ChatModel {
+
+    /** One tool call: the function name and the JSON arguments. */
+    record Call(String name, String arguments) {
+    }
+
+    private final List<Call> script;
+    private final AtomicInteger next = new AtomicInteger();
+    final List<ChatRequest> requests = Collections.synchronizedList(new ArrayList<>());
+
+    private final boolean callUnofferedTools;
+
+    ScriptedChatModel(Call... script) {
+        this(false, script);
+    }
+
+    /** @param callUnofferedTools true for a model that hallucinates: it calls tools it was not offered */
+    ScriptedChatModel(boolean callUnofferedTools, Call... script) {
+        this.script = List.of(script);
+        this.callUnofferedTools = callUnofferedTools;
+    }
+
+    static Call call(String name, String arguments) {
+        return new Call(name, arguments);
+    }
+
+    @Override
+    public ChatResponse doChat(ChatRequest request) {
+        requests.add(request);
+        int step = next.getAndIncrement();
+        if (step < script.size()) {
+            Call call = script.get(step);
+            boolean offered = request.toolSpecifications() != null && request.toolSpecifications().stream()
+                    .anyMatch(spec -> spec.name().equals(call.name()));
+            if (!offered && !callUnofferedTools) {
+                return answer("the tool " + call.name() + " is not available to me");
+            }
+            ToolExecutionRequest toolCall = ToolExecutionRequest.builder().id("call-" + step).name(call.name())
+                    .arguments(call.arguments()).build();
+            return ChatResponse.builder().aiMessage(AiMessage.from(toolCall)).finishReason(FinishReason.TOOL_EXECUTION)
+                    .build();
+        }
+        return answer("last tool result: " + lastToolResult(request.messages()));
+    }
+
+    private static ChatResponse answer(String text) {
+        return ChatResponse.builder().aiMessage(AiMessage.from(text)).finishReason(FinishReason.STOP).build();
+    }
+
+    static String lastToolResult(List<ChatMessage> messages) {
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            if (messages.get(i) instanceof ToolExecutionResultMessage result) {
+                return result.text();
+            }
+        }
+        return "none";
+    }
+
+    /** Every tool result the model was shown, in order, across all requests of the last conversation. */
+    List<String> toolResultsSeen() {
+        List<String> seen = new ArrayList<>();
+        ChatRequest last = requests.get(requests.size() - 1);
+        for (ChatMessage message : last.messages()) {
+            if (message instanceof ToolExecutionResultMessage result) {
+                seen.add(result.text());
+            }
+        }
+        return seen;
+    }
+}
