@@ -1,0 +1,122 @@
+package dev.toolgate.springai;
+
+import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.DuplicateCallException;
+import dev.toolgate.gate.ForbiddenException;
+import dev.toolgate.gate.Proposal;
+import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.json.FieldDiff;
+import dev.toolgate.json.Json;
+import dev.toolgate.tool.Feedback;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The JSON a model reads as a tool's result, one shape per outcome. Every outcome, fault or not, is a
+ * result with a {@code status}; nothing here throws, so nothing reaches Spring AI's exception handling.
+ */
+final class ModelReplies {
+
+    private ModelReplies() {
+    }
+
+    /** A gate result; a proposal's token is included only when {@code showToken}. */
+    static String of(CallResult result, String chatName, boolean showToken) {
+        if (result instanceof Proposal proposal) {
+            return proposal(proposal, chatName, showToken);
+        }
+        ObjectNode json = result.toJson();
+        json.put("tool", chatName);
+        return Json.write(json);
+    }
+
+    private static String proposal(Proposal p, String chatName, boolean showToken) {
+        ObjectNode json = Json.object();
+        json.put("status", p.status());
+        json.put("proposalId", p.callId());
+        json.put("tool", chatName);
+        json.put("effect", p.effect().wireName());
+        json.put("summary", p.summary());
+        json.set("payload", p.payload().deepCopy());
+        json.set("diff", FieldDiff.toJson(p.diff()));
+        json.put("expiresAt", p.expiresAt().toString());
+        if (showToken) {
+            json.put("token", p.token());
+        }
+        json.put("next", "Nothing has changed yet: the change waits for approval outside this conversation. Tell the user "
+                + "what will change (summary and diff) and that it awaits their approval. Do not propose the same change again.");
+        return Json.write(json);
+    }
+
+    static String feedback(Feedback feedback) {
+        ObjectNode json = Json.object();
+        json.put("status", "invalid");
+        json.setAll(feedback.toJson());
+        json.put("next", "Correct the arguments named in issues and call the tool again.");
+        return Json.write(json);
+    }
+
+    static String overBudget(BudgetExceededException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "over_budget");
+        json.put("retryAfterSeconds", e.retryAfterSeconds());
+        json.put("retryAfterMillis", Math.max(1, e.retryAfter().toMillis()));
+        if (e.limit() != null) {
+            json.put("limit", e.limit().calls());
+            json.put("windowSeconds", e.limit().window().toSeconds());
+        }
+        json.put("message", "Too many tool calls; nothing ran. Retry after " + e.retryAfterSeconds() + " s or answer without the tool.");
+        return Json.write(json);
+    }
+
+    static String forbidden(ForbiddenException e, String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "forbidden");
+        json.put("code", e.code());
+        json.put("tool", chatName);
+        var missing = json.putArray("missingRules");
+        e.missingRules().stream().sorted().forEach(missing::add);
+        json.put("message", "You may not use " + chatName + " here; nothing ran. Do not retry.");
+        return Json.write(json);
+    }
+
+    static String unknownTool(String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "unknown_tool");
+        json.put("tool", chatName);
+        json.put("message", "No tool named " + chatName + " is available; nothing ran.");
+        return Json.write(json);
+    }
+
+    static String gateError(ProposeApplyException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "error");
+        json.put("code", e.code());
+        json.put("message", e.getMessage());
+        return Json.write(json);
+    }
+
+    static String failed(ToolExecutionException e, String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "failed");
+        json.put("callId", e.callId());
+        json.put("tool", chatName);
+        json.put("timedOut", e.timedOut());
+        json.put("message", e.getMessage());
+        return Json.write(json);
+    }
+
+    static String internal(String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "error");
+        json.put("code", "internal");
+        json.put("tool", chatName);
+        json.put("message", "The tool could not be run because of an internal error; nothing was changed.");
+        return Json.write(json);
+    }
+
+    static String duplicate(DuplicateCallException e) {
+        return feedback(e.feedback());
+    }
+}
