@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * with one live page keeps its whole space, so under a write-heavy load the file grows without bound
  * (measured: 4.5 to 40 KB of file per governed read, a 2 GB file over 124 MB of live data).
  *
- * <p>What it does: a daemon thread, every {@code interval}, borrows a connection and runs steps until
+ * <p>What it does: a daemon thread, every {@code interval}, runs steps on the database's store (found
+ * through a connection at start, and again if the database was closed and reopened) until
  * one makes no progress or {@value #BUDGET_MS} ms have passed: when the live share of the chunks
  * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the sparsest
  * chunks' live pages ({@link MVStore#compact(int, int)}, at most {@value #WRITE_LIMIT} bytes) and
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
 final class H2Compaction implements AutoCloseable {
 
     /** Rounds are this far apart unless configured. */
-    static final Duration DEFAULT_INTERVAL = Duration.ofMillis(100);
+    static final Duration DEFAULT_INTERVAL = Duration.ofMillis(250);
     /** Compact when less than this percentage of the chunks, or of the file, is live, unless configured. */
     static final int DEFAULT_FILL_RATE = 80;
     /** Live bytes rewritten by one step of a round. */
@@ -82,11 +83,14 @@ final class H2Compaction implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicLong compactions = new AtomicLong();
+    /** The database's store, held between rounds so that a round takes no connection from the pool. */
+    private volatile MVStore current;
     private volatile boolean closed;
     private volatile boolean warned;
 
-    private H2Compaction(DataSource dataSource, Config config) {
+    private H2Compaction(DataSource dataSource, MVStore store, Config config) {
         this.dataSource = dataSource;
+        this.current = store;
         this.fillRate = config.fillRate();
         String name = "toolgate-h2-compaction-" + THREADS.incrementAndGet();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -111,7 +115,7 @@ final class H2Compaction implements AutoCloseable {
             return null;
         }
         store.setRetentionTime(0);
-        return new H2Compaction(dataSource, config);
+        return new H2Compaction(dataSource, store, config);
     }
 
     /** The MVStore behind an embedded H2 file database's connection, or null. */
@@ -134,8 +138,15 @@ final class H2Compaction implements AutoCloseable {
             return;
         }
         rounds.incrementAndGet();
-        try (Connection connection = dataSource.getConnection()) {
-            MVStore store = fileStore(connection);
+        try {
+            MVStore store = current;
+            if (store == null || store.isClosed()) {
+                // the database was closed and opened again (its last connection closed): find it anew
+                try (Connection connection = dataSource.getConnection()) {
+                    store = fileStore(connection);
+                    current = store;
+                }
+            }
             if (store == null || closed) {
                 return;
             }

@@ -278,7 +278,7 @@ public final class JdbcStore implements ToolgateStore {
         /**
          * How an embedded H2 file database is kept near its live data: every {@code interval} a
          * background thread rewrites the sparsest chunks and moves chunks to truncate the file when
-         * less than {@code fillRatePercent} of the chunks, or of the file, is live (default every 100 ms,
+         * less than {@code fillRatePercent} of the chunks, or of the file, is live (default every 250 ms,
          * 80%; measured to hold the file within about twice its live data under a write-heavy load, see
          * the README). {@link Duration#ZERO} switches it off. Ignored for PostgreSQL and for in-memory or
          * remote H2 databases.

@@ -20,7 +20,7 @@ import java.util.Locale;
  *   <li>{@value #CONNECTION_TIMEOUT_MS}: milliseconds to wait for a connection (default 5000)</li>
  *   <li>{@value #SCHEMA}: {@code apply} (default), {@code validate} or {@code none}</li>
  *   <li>{@value #H2_COMPACT_INTERVAL_MS}: for an embedded H2 file, milliseconds between compaction
- *       rounds, 0 for none (default 100; see {@link JdbcStore.Builder#h2Compaction})</li>
+ *       rounds, 0 for none (default 250; see {@link JdbcStore.Builder#h2Compaction})</li>
  *   <li>{@value #H2_COMPACT_FILL_RATE}: for an embedded H2 file, the percentage of live data below which
  *       a round compacts (default 80)</li>
  * </ul>

@@ -29,18 +29,20 @@ final class H2LiveData {
     }
 
     /**
-     * The soak's H2 check: the files at the end of the load against the live data, the size of a compacted copy
-     * of the file once the server has stopped (closing the database adds and removes no data).
+     * The soak's H2 check: the files a few seconds after the load (the server idle but running) against
+     * the live data, the size of a compacted copy of the file once the server has stopped (closing the
+     * database adds and removes no data); the files at the end of the load are printed too.
      */
-    static String check(Path mvDb, long diskAtEnd, double factor) {
-        if (diskAtEnd < 0 || !Files.exists(mvDb)) {
-            return "no size of the H2 file at the end of the load ... FAILED";
+    static String check(Path mvDb, long underLoad, long settled, long settleMs, double factor) {
+        if (underLoad < 0 || settled < 0 || !Files.exists(mvDb)) {
+            return "no size of the H2 files at the end of the load and after it ... FAILED";
         }
         try {
             long live = ofFile(mvDb);
-            return String.format(Locale.ROOT, "%.1f MB of H2 files at the end of the load, %.1f MB of live data (a"
-                            + " compacted copy): %.2f x, limit %.1f x", diskAtEnd / 1048576.0, live / 1048576.0,
-                    (double) diskAtEnd / live, factor) + (diskAtEnd <= factor * live ? " ... ok" : " ... FAILED");
+            return String.format(Locale.ROOT, "%.1f MB of live data (a compacted copy); H2 files %.1f MB at the end of"
+                            + " the load (%.2f x), %.1f MB %d s later (%.2f x), limit %.1f x", live / 1048576.0,
+                    underLoad / 1048576.0, (double) underLoad / live, settled / 1048576.0, settleMs / 1000,
+                    (double) settled / live, factor) + (settled <= factor * live ? " ... ok" : " ... FAILED");
         } catch (IOException | RuntimeException e) {
             return "cannot measure the live data of " + mvDb + ": " + e + " ... FAILED";
         }
