@@ -23,6 +23,9 @@ import java.util.Locale;
  *       rounds, 0 for none (default 250; see {@link JdbcStore.Builder#h2Compaction})</li>
  *   <li>{@value #H2_COMPACT_FILL_RATE}: for an embedded H2 file, the percentage of live data below which
  *       a round compacts (default 80)</li>
+ *   <li>{@value #H2_RETENTION_TIME_MS}: for an embedded H2 file, milliseconds before a dead chunk's space
+ *       is reused (default H2's 45000; shorter keeps the file smaller but can lose the last commits of a
+ *       killed process)</li>
  * </ul>
  */
 public final class JdbcStoreProvider implements StoreProvider {
@@ -35,6 +38,7 @@ public final class JdbcStoreProvider implements StoreProvider {
     public static final String SCHEMA = "jdbc.schema";
     public static final String H2_COMPACT_INTERVAL_MS = "jdbc.h2.compact-interval-ms";
     public static final String H2_COMPACT_FILL_RATE = "jdbc.h2.compact-fill-rate";
+    public static final String H2_RETENTION_TIME_MS = "jdbc.h2.retention-time-ms";
 
     /** For {@link java.util.ServiceLoader}. */
     public JdbcStoreProvider() {
@@ -72,7 +76,11 @@ public final class JdbcStoreProvider implements StoreProvider {
             throw new IllegalArgumentException(String.format(Locale.ROOT, "%s must be 0 or more (got %d) and %s from 1"
                     + " to 99 (got %d)", H2_COMPACT_INTERVAL_MS, interval, H2_COMPACT_FILL_RATE, fillRate));
         }
-        return builder.h2Compaction(Duration.ofMillis(interval), fillRate).build();
+        int retention = settings.getInt(H2_RETENTION_TIME_MS, (int) H2Compaction.DEFAULT_RETENTION.toMillis());
+        if (retention < 0) {
+            throw new IllegalArgumentException(H2_RETENTION_TIME_MS + " must be 0 or more (got " + retention + ")");
+        }
+        return builder.h2Compaction(Duration.ofMillis(interval), fillRate, Duration.ofMillis(retention)).build();
     }
 
     @Override

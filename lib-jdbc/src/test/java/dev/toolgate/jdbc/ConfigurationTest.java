@@ -89,7 +89,8 @@ class ConfigurationTest {
             assertThat(memory.compaction()).as("an in-memory H2 database").isNull();
         }
         for (Map<String, String> bad : java.util.List.of(Map.of("jdbc.h2.compact-interval-ms", "-5"),
-                Map.of("jdbc.h2.compact-fill-rate", "0"), Map.of("jdbc.h2.compact-fill-rate", "100"))) {
+                Map.of("jdbc.h2.compact-fill-rate", "0"), Map.of("jdbc.h2.compact-fill-rate", "100"),
+                Map.of("jdbc.h2.retention-time-ms", "-1"))) {
             Map<String, String> settings = new java.util.HashMap<>(bad);
             settings.put("jdbc.url", file);
             String key = bad.keySet().iterator().next();
@@ -99,6 +100,8 @@ class ConfigurationTest {
         }
         assertThatThrownBy(() -> JdbcStore.builder().h2Compaction(Duration.ofMillis(-1), 80))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("interval");
+        assertThatThrownBy(() -> JdbcStore.builder().h2Compaction(Duration.ofNanos(10), 80))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 ms");
         assertThatThrownBy(() -> JdbcStore.builder().h2Compaction(Duration.ZERO, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fill rate");
     }

@@ -43,7 +43,10 @@ class H2FileSizeTest {
     @Test
     void theCompactedFileStaysWithinTwiceItsLiveDataAndCallsWorkMeanwhile() throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("compacted").toAbsolutePath();
-        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2).build();
+        // a retention time of 0, the setting that holds the file near its data (the default, 45 s, keeps
+        // up to 45 s of writes beyond it, and is what keeps the last commits of a killed process)
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2)
+                .h2Compaction(Duration.ofMillis(250), 80, Duration.ZERO).build();
              Hosts host = Hosts.on(store)) {
             H2Compaction compaction = store.compaction();
             assertThat(compaction).as("an H2 file gets a compaction").isNotNull();
@@ -74,7 +77,8 @@ class H2FileSizeTest {
     @Test
     void withoutCompactionTheSameLoadLeavesAFileManyTimesItsLiveData() throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("plain").toAbsolutePath();
-        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2).h2Compaction(Duration.ZERO, 80).build();
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2)
+                .h2Compaction(Duration.ZERO, 80, Duration.ZERO).build();
              Hosts host = Hosts.on(store)) {
             assertThat(store.compaction()).isNull();
             Load load = Load.run(host, LOAD, null);

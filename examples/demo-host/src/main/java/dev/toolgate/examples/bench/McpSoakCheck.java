@@ -84,7 +84,9 @@ import java.util.stream.Stream;
  * <p>Options: {@code --seconds N} (default 600), {@code --clients N} (8), {@code --stores memory,h2,postgres}
  * (default memory and h2, and postgres when a URL is known), {@code --pg-url JDBC_URL} (default
  * {@code TOOLGATE_TEST_PG_URL}; the soak works in its own schema {@code toolgate_soak}, created afresh),
- * {@code --xmx 256m}, {@code --sample-seconds N}, {@code --memory-cap N}, {@code --parallel} (soak the stores at the same time, each
+ * {@code --xmx 256m}, {@code --sample-seconds N}, {@code --memory-cap N}, {@code --h2-retention-ms N} (the
+ * H2 store's {@code jdbc.h2.retention-time-ms}; default the store's 45 s, under which the H2 file holds
+ * up to 45 s of writes beyond its data: the disk check needs a short one), {@code --parallel} (soak the stores at the same time, each
  * with its own server and clients, and print each report when it ends: quicker, and each store then
  * shares the machine with the others). On a pass the store's temporary directory (H2 files,
  * server log, GC log) is deleted and the PostgreSQL schema dropped; on a failure they are kept and named.
@@ -116,7 +118,7 @@ public final class McpSoakCheck {
 
     /** Parsed options. */
     record Options(int seconds, int clients, List<String> stores, String pgUrl, String xmx, int sampleSeconds,
-                   boolean parallel, int memoryCap) {
+                   boolean parallel, int memoryCap, String h2RetentionMs) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>();
@@ -127,7 +129,8 @@ public final class McpSoakCheck {
                     parallel = true;
                     continue;
                 }
-                if (!List.of("--seconds", "--clients", "--stores", "--pg-url", "--xmx", "--sample-seconds", "--memory-cap")
+                if (!List.of("--seconds", "--clients", "--stores", "--pg-url", "--xmx", "--sample-seconds", "--memory-cap",
+                        "--h2-retention-ms")
                         .contains(key)
                         || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + key);
@@ -160,8 +163,12 @@ public final class McpSoakCheck {
             if (memoryCap < 1) {
                 throw new IllegalArgumentException("--memory-cap must be at least 1");
             }
+            String retention = values.get("--h2-retention-ms");
+            if (retention != null && !retention.matches("\\d{1,9}")) {
+                throw new IllegalArgumentException("--h2-retention-ms takes milliseconds, not " + retention);
+            }
             return new Options(seconds, clients, stores, pgUrl, values.getOrDefault("--xmx", "256m"), sample, parallel,
-                    memoryCap);
+                    memoryCap, retention);
         }
     }
 
@@ -182,7 +189,7 @@ public final class McpSoakCheck {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: McpSoakCheck [--seconds 600] [--clients 8] [--stores memory,h2,postgres] [--pg-url JDBC_URL]"
-                    + " [--xmx 256m] [--sample-seconds N] [--memory-cap N] [--parallel]");
+                    + " [--xmx 256m] [--sample-seconds N] [--memory-cap N] [--h2-retention-ms N] [--parallel]");
             System.exit(2);
             return;
         }
@@ -255,11 +262,14 @@ public final class McpSoakCheck {
         }
         Path serverLog = dir.resolve("server.log");
         Path gcLog = dir.resolve("gc.log");
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + options.xmx(), "-XX:+UseG1GC", "-Xlog:gc,gc+heap=debug:file=" + gcLog,
                 "-Dtoolgate." + InMemoryStore.MAX_FINISHED_CALLS + "=" + options.memoryCap(),
                 "-cp", classpath(), McpDemoServer.class.getName(),
-                "--transport", "http", "--port", "0", "--budget", "0", "--db", db);
+                "--transport", "http", "--port", "0", "--budget", "0", "--db", db));
+        if (options.h2RetentionMs() != null) {
+            command.add(1, "-Dtoolgate.jdbc.h2.retention-time-ms=" + options.h2RetentionMs());
+        }
         Process server = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(serverLog.toFile()).start();
         Thread reaper = new Thread(server::destroyForcibly, "soak-server-reaper"); // if this process is stopped first
         Runtime.getRuntime().addShutdownHook(reaper);
