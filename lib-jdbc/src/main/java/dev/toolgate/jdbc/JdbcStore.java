@@ -109,7 +109,8 @@ import org.slf4j.LoggerFactory;
  * nothing. On H2 the store sets the database's {@code WRITE_DELAY} to 0 at start, so each commit is in
  * the file before it returns and survives the process being killed (not a power loss). As H2 then runs
  * none of its own housekeeping, the store compacts an H2 file on a background thread
- * ({@link Builder#h2Compaction}), which keeps it within about twice its live data.
+ * ({@link Builder#h2Compaction}): the file holds its live data plus up to H2's retention time (45 s) of
+ * writes, or about twice its data with a retention time of 0, which costs the crash guarantee above.
  *
  * <p><b>Retention.</b> {@link CallStore#purge} deletes finished calls, closed proposals (never a step
  * of a run that is running or paused), idle session rows and idle budget rows in small batches,
@@ -279,8 +280,8 @@ public final class JdbcStore implements ToolgateStore {
          * How an embedded H2 file database is kept near its live data: every {@code interval} a
          * background thread rewrites the sparsest chunks and moves chunks to truncate the file when
          * less than {@code fillRatePercent} of the chunks, or of the file, is live (default every 250 ms,
-         * 80%; measured to hold the file within about twice its live data under a write-heavy load, see
-         * the README). {@link Duration#ZERO} switches it off. Ignored for PostgreSQL and for in-memory or
+         * 80%; with a retention time of 0 measured to hold the file within about twice its live data
+         * under a write-heavy load, see the README). {@link Duration#ZERO} switches it off. Ignored for PostgreSQL and for in-memory or
          * remote H2 databases.
          *
          * @throws IllegalArgumentException if the interval is negative or the rate is not 1 to 99
