@@ -107,7 +107,10 @@ import org.slf4j.LoggerFactory;
  * never run again; an operator resolves it. A run whose instance died between steps reads running, and
  * is taken over by a sweep once quiet; one whose step is in doubt ends interrupted, re-running
  * nothing. On H2 the store sets the database's {@code WRITE_DELAY} to 0 at start, so each commit is in
- * the file before it returns and survives the process being killed (not a power loss).
+ * the file before it returns and survives the process being killed (not a power loss). As H2 then runs
+ * none of its own housekeeping, the store compacts an H2 file on a background thread
+ * ({@link Builder#h2Compaction}): the file holds its live data plus up to H2's retention time (45 s) of
+ * writes, or about twice its data with a retention time of 0, which costs the crash guarantee above.
  *
  * <p><b>Retention.</b> {@link CallStore#purge} deletes finished calls, closed proposals (never a step
  * of a run that is running or paused), idle session rows and idle budget rows in small batches,
@@ -137,10 +140,12 @@ public final class JdbcStore implements ToolgateStore {
     private final JdbcPolicyStore policies;
     private final JdbcExecutionStore executions;
     private final String description;
+    private final H2Compaction compaction;
 
-    private JdbcStore(Db db, HikariDataSource ownedPool, String description) {
+    private JdbcStore(Db db, HikariDataSource ownedPool, String description, H2Compaction compaction) {
         this.db = db;
         this.ownedPool = ownedPool;
+        this.compaction = compaction;
         this.executions = new JdbcExecutionStore(db);
         this.calls = new JdbcCallStore(db, executions);
         this.policies = new JdbcPolicyStore(db);
@@ -150,7 +155,7 @@ public final class JdbcStore implements ToolgateStore {
     /** Starts a builder (defaults: the H2 file database, pool of 10, 5 s timeout, schema applied, database clock). */
     public static Builder builder() {
         return new Builder(new Settings(null, null, null, null, DEFAULT_POOL_SIZE, DEFAULT_CONNECTION_TIMEOUT,
-                SchemaMode.APPLY, null));
+                SchemaMode.APPLY, null, H2Compaction.Config.defaults()));
     }
 
     @Override
@@ -172,9 +177,17 @@ public final class JdbcStore implements ToolgateStore {
     @Override
     public void close() {
         db.markClosed();
+        if (compaction != null) {
+            compaction.close();
+        }
         if (ownedPool != null && !ownedPool.isClosed()) {
             ownedPool.close();
         }
+    }
+
+    /** The compaction of an embedded H2 file, or null. */
+    H2Compaction compaction() {
+        return compaction;
     }
 
     @Override
@@ -183,7 +196,7 @@ public final class JdbcStore implements ToolgateStore {
     }
 
     private record Settings(String url, String username, String password, DataSource dataSource, int poolSize,
-                            Duration connectionTimeout, SchemaMode schema, Clock clock) {
+                            Duration connectionTimeout, SchemaMode schema, Clock clock, H2Compaction.Config h2) {
     }
 
     /**
@@ -201,19 +214,19 @@ public final class JdbcStore implements ToolgateStore {
         /** The JDBC URL, such as {@code jdbc:postgresql://db:5432/app} or {@code jdbc:h2:file:/var/lib/app/toolgate}. */
         public Builder url(String url) {
             return new Builder(new Settings(Objects.requireNonNull(url, "url"), s.username, s.password, s.dataSource,
-                    s.poolSize, s.connectionTimeout, s.schema, s.clock));
+                    s.poolSize, s.connectionTimeout, s.schema, s.clock, s.h2));
         }
 
         /** The database user, for a URL. */
         public Builder username(String username) {
             return new Builder(new Settings(s.url, username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    s.schema, s.clock));
+                    s.schema, s.clock, s.h2));
         }
 
         /** The database password, for a URL. Never logged. */
         public Builder password(String password) {
             return new Builder(new Settings(s.url, s.username, password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    s.schema, s.clock));
+                    s.schema, s.clock, s.h2));
         }
 
         /**
@@ -222,7 +235,7 @@ public final class JdbcStore implements ToolgateStore {
          */
         public Builder dataSource(DataSource dataSource) {
             return new Builder(new Settings(s.url, s.username, s.password, Objects.requireNonNull(dataSource, "dataSource"),
-                    s.poolSize, s.connectionTimeout, s.schema, s.clock));
+                    s.poolSize, s.connectionTimeout, s.schema, s.clock, s.h2));
         }
 
         /** Connections in the pool the store creates (default {@value JdbcStore#DEFAULT_POOL_SIZE}). */
@@ -231,7 +244,7 @@ public final class JdbcStore implements ToolgateStore {
                 throw new IllegalArgumentException("poolSize must be at least 1, got " + poolSize);
             }
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, poolSize, s.connectionTimeout,
-                    s.schema, s.clock));
+                    s.schema, s.clock, s.h2));
         }
 
         /**
@@ -244,13 +257,13 @@ public final class JdbcStore implements ToolgateStore {
                 throw new IllegalArgumentException("connectionTimeout must be at least 250 ms, got " + timeout);
             }
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, timeout, s.schema,
-                    s.clock));
+                    s.clock, s.h2));
         }
 
         /** What to do with the schema at start (default {@link SchemaMode#APPLY}). */
         public Builder schema(SchemaMode mode) {
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    Objects.requireNonNull(mode, "mode"), s.clock));
+                    Objects.requireNonNull(mode, "mode"), s.clock, s.h2));
         }
 
         /**
@@ -260,7 +273,34 @@ public final class JdbcStore implements ToolgateStore {
          */
         public Builder clock(Clock clock) {
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    s.schema, Objects.requireNonNull(clock, "clock")));
+                    s.schema, Objects.requireNonNull(clock, "clock"), s.h2));
+        }
+
+        /**
+         * How an embedded H2 file database is kept near its live data: every {@code interval} a
+         * background thread rewrites the sparsest chunks and moves chunks to truncate the file when
+         * less than {@code fillRatePercent} of the chunks, or of the file, is live (default every 250 ms,
+         * 80%; with a retention time of 0 measured to hold the file within about twice its live data
+         * under a write-heavy load, see the README). {@link Duration#ZERO} switches it off. Ignored for PostgreSQL and for in-memory or
+         * remote H2 databases.
+         *
+         * @throws IllegalArgumentException if the interval is negative or the rate is not 1 to 99
+         */
+        public Builder h2Compaction(Duration interval, int fillRatePercent) {
+            return h2Compaction(interval, fillRatePercent, s.h2.retention());
+        }
+
+        /**
+         * As {@link #h2Compaction(Duration, int)}, and how long H2 keeps a dead chunk's space before
+         * reusing it (default H2's own 45 s). A shorter retention holds the file far closer to its data
+         * under a write-heavy load, but a process killed within it can lose its last commits (H2CrashTest
+         * lost claims with 0 and 1 s): shorten it only where that is acceptable.
+         */
+        public Builder h2Compaction(Duration interval, int fillRatePercent, Duration retention) {
+            H2Compaction.Config h2 = new H2Compaction.Config(Objects.requireNonNull(interval, "interval"), fillRatePercent,
+                    Objects.requireNonNull(retention, "retention"));
+            return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
+                    s.schema, s.clock, h2));
         }
 
         /**
@@ -292,10 +332,13 @@ public final class JdbcStore implements ToolgateStore {
                     return detected;
                 });
                 Db db = new Db(jdbi, dataSource, dialect, s.clock, timeout);
+                H2Compaction compaction = dialect != Dialect.H2 ? null
+                        : jdbi.withHandle(h -> H2Compaction.startIfFile(dataSource, h.getConnection(), s.h2));
                 String description = dialect.productName() + " " + (pool != null ? redact(pool.getJdbcUrl()) : "host data source");
-                LOG.info("Toolgate JDBC store on {} (schema {}, {} clock)", description, s.schema.settingValue(),
-                        s.clock == null ? "database" : "injected");
-                return new JdbcStore(db, pool, description);
+                LOG.info("Toolgate JDBC store on {} (schema {}, {} clock{})", description, s.schema.settingValue(),
+                        s.clock == null ? "database" : "injected", compaction == null ? "" : ", file compacted every "
+                                + s.h2.interval().toMillis() + " ms below " + s.h2.fillRate() + "% live");
+                return new JdbcStore(db, pool, description, compaction);
             } catch (RuntimeException e) {
                 if (pool != null) {
                     pool.close();

@@ -4,6 +4,7 @@ import dev.toolgate.spi.StoreProvider;
 import dev.toolgate.spi.StoreSettings;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * Opens a {@link JdbcStore} for {@code Toolgate.builder()} when {@code toolgate-jdbc} is on the
@@ -18,6 +19,13 @@ import java.time.Duration;
  *   <li>{@value #POOL_SIZE}: connections in the pool (default {@value JdbcStore#DEFAULT_POOL_SIZE})</li>
  *   <li>{@value #CONNECTION_TIMEOUT_MS}: milliseconds to wait for a connection (default 5000)</li>
  *   <li>{@value #SCHEMA}: {@code apply} (default), {@code validate} or {@code none}</li>
+ *   <li>{@value #H2_COMPACT_INTERVAL_MS}: for an embedded H2 file, milliseconds between compaction
+ *       rounds, 0 for none (default 250; see {@link JdbcStore.Builder#h2Compaction})</li>
+ *   <li>{@value #H2_COMPACT_FILL_RATE}: for an embedded H2 file, the percentage of live data below which
+ *       a round compacts (default 80)</li>
+ *   <li>{@value #H2_RETENTION_TIME_MS}: for an embedded H2 file, milliseconds before a dead chunk's space
+ *       is reused (default H2's 45000; shorter keeps the file smaller but can lose the last commits of a
+ *       killed process)</li>
  * </ul>
  */
 public final class JdbcStoreProvider implements StoreProvider {
@@ -28,6 +36,9 @@ public final class JdbcStoreProvider implements StoreProvider {
     public static final String POOL_SIZE = "jdbc.pool-size";
     public static final String CONNECTION_TIMEOUT_MS = "jdbc.connection-timeout-ms";
     public static final String SCHEMA = "jdbc.schema";
+    public static final String H2_COMPACT_INTERVAL_MS = "jdbc.h2.compact-interval-ms";
+    public static final String H2_COMPACT_FILL_RATE = "jdbc.h2.compact-fill-rate";
+    public static final String H2_RETENTION_TIME_MS = "jdbc.h2.retention-time-ms";
 
     /** For {@link java.util.ServiceLoader}. */
     public JdbcStoreProvider() {
@@ -59,7 +70,17 @@ public final class JdbcStoreProvider implements StoreProvider {
         if (settings.get(SCHEMA).isPresent()) {
             builder = builder.schema(SchemaMode.parse(settings.get(SCHEMA).get()));
         }
-        return builder.build();
+        int interval = settings.getInt(H2_COMPACT_INTERVAL_MS, (int) H2Compaction.DEFAULT_INTERVAL.toMillis());
+        int fillRate = settings.getInt(H2_COMPACT_FILL_RATE, H2Compaction.DEFAULT_FILL_RATE);
+        if (interval < 0 || fillRate < 1 || fillRate > 99) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%s must be 0 or more (got %d) and %s from 1"
+                    + " to 99 (got %d)", H2_COMPACT_INTERVAL_MS, interval, H2_COMPACT_FILL_RATE, fillRate));
+        }
+        int retention = settings.getInt(H2_RETENTION_TIME_MS, (int) H2Compaction.DEFAULT_RETENTION.toMillis());
+        if (retention < 0) {
+            throw new IllegalArgumentException(H2_RETENTION_TIME_MS + " must be 0 or more (got " + retention + ")");
+        }
+        return builder.h2Compaction(Duration.ofMillis(interval), fillRate, Duration.ofMillis(retention)).build();
     }
 
     @Override

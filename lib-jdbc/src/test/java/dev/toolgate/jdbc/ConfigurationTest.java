@@ -71,6 +71,42 @@ class ConfigurationTest {
     }
 
     @Test
+    void theH2CompactionRunsForAnH2FileOnlyAndItsSettingsAreCheckedByName() {
+        String file = "jdbc:h2:file:" + home.resolve("compacted").toAbsolutePath();
+        try (JdbcStore store = (JdbcStore) new JdbcStoreProvider().open(StoreSettings.only(Map.of("jdbc.url", file,
+                "jdbc.h2.compact-interval-ms", "50", "jdbc.h2.compact-fill-rate", "60")))) {
+            assertThat(store.compaction()).as("an H2 file").isNotNull();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (store.compaction().rounds() < 2 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(store.compaction().rounds()).as("rounds every 50 ms").isGreaterThanOrEqualTo(2);
+        }
+        try (JdbcStore off = (JdbcStore) new JdbcStoreProvider().open(StoreSettings.only(Map.of("jdbc.url", file,
+                "jdbc.h2.compact-interval-ms", "0")));
+             JdbcStore memory = JdbcStore.builder().url(TestStores.h2MemoryUrl("no-compaction")).build()) {
+            assertThat(off.compaction()).as("switched off").isNull();
+            assertThat(memory.compaction()).as("an in-memory H2 database").isNull();
+        }
+        for (Map<String, String> bad : java.util.List.of(Map.of("jdbc.h2.compact-interval-ms", "-5"),
+                Map.of("jdbc.h2.compact-fill-rate", "0"), Map.of("jdbc.h2.compact-fill-rate", "100"),
+                Map.of("jdbc.h2.retention-time-ms", "-1"))) {
+            Map<String, String> settings = new java.util.HashMap<>(bad);
+            settings.put("jdbc.url", file);
+            String key = bad.keySet().iterator().next();
+            assertThatThrownBy(() -> new JdbcStoreProvider().open(StoreSettings.only(settings)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key)
+                    .hasMessageContaining("(got " + bad.get(key) + ")");
+        }
+        assertThatThrownBy(() -> JdbcStore.builder().h2Compaction(Duration.ofMillis(-1), 80))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("interval");
+        assertThatThrownBy(() -> JdbcStore.builder().h2Compaction(Duration.ofNanos(10), 80))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 ms");
+        assertThatThrownBy(() -> JdbcStore.builder().h2Compaction(Duration.ZERO, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fill rate");
+    }
+
+    @Test
     void theBuilderRejectsContradictionsAndNonsense() {
         HikariDataSource ds = TestStores.pool(TestStores.h2MemoryUrl("contradiction"), 1);
         try {

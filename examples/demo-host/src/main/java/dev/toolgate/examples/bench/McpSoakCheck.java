@@ -1,6 +1,7 @@
 package dev.toolgate.examples.bench;
 
 import dev.toolgate.examples.mcp.McpDemoServer;
+import dev.toolgate.spi.InMemoryStore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -68,13 +69,24 @@ import java.util.stream.Stream;
  *       beyond both. It also prints the growth per call between the two samples, the figure to watch
  *       in a short run;</li>
  *   <li>answering: the child is still running and a new session's {@code catalog.listSystems} is
- *       answered after the load has stopped.</li>
+ *       answered after the load has stopped;</li>
+ *   <li>disk (H2): the H2 files 3 s after the load stopped, the server still running, are at most twice
+ *       the live data: the size of a compacted copy of the file ({@link H2LiveData}) once the server
+ *       stopped. It also prints the ratio at the last sample, while the clients still called.</li>
  * </ul>
+ *
+ * <p>The in-memory store grows by design until it holds its cap of finished calls
+ * ({@code memory.max-finished-calls}, passed to the child as {@code -Dtoolgate.memory.max-finished-calls}:
+ * {@code --memory-cap N}, default the store's own 50,000 for runs of 100 s or more and 2,000 for shorter
+ * ones, so that a 30-second run reaches it in its first seconds); its heap check starts no earlier than
+ * the first sample by which that many calls were made.
  *
  * <p>Options: {@code --seconds N} (default 600), {@code --clients N} (8), {@code --stores memory,h2,postgres}
  * (default memory and h2, and postgres when a URL is known), {@code --pg-url JDBC_URL} (default
  * {@code TOOLGATE_TEST_PG_URL}; the soak works in its own schema {@code toolgate_soak}, created afresh),
- * {@code --xmx 256m}, {@code --sample-seconds N}, {@code --parallel} (soak the stores at the same time, each
+ * {@code --xmx 256m}, {@code --sample-seconds N}, {@code --memory-cap N}, {@code --h2-retention-ms N} (the
+ * H2 store's {@code jdbc.h2.retention-time-ms}; default the store's 45 s, under which the H2 file holds
+ * up to 45 s of writes beyond its data: the disk check needs a short one), {@code --parallel} (soak the stores at the same time, each
  * with its own server and clients, and print each report when it ends: quicker, and each store then
  * shares the machine with the others). On a pass the store's temporary directory (H2 files,
  * server log, GC log) is deleted and the PostgreSQL schema dropped; on a failure they are kept and named.
@@ -94,13 +106,19 @@ public final class McpSoakCheck {
     private static final double FLAT_FROM = 0.2;
     private static final double HEAP_FACTOR = 1.25;
     private static final long HEAP_SLACK_MB = 8;
+    /** The in-memory store's finished-call cap in a run under 100 s: reached in its first seconds. */
+    private static final int SHORT_RUN_MEMORY_CAP = 2_000;
+    /** The H2 file at the end of the load may be at most this many times its live data. */
+    private static final double DISK_FACTOR = 2.0;
+    /** How long after the load the H2 files are measured again. */
+    private static final long SETTLE_MS = 3_000;
     private static final Pattern LISTENING = Pattern.compile("Toolgate demo MCP server on (http://\\S+)");
     private static final Pattern FULL_GC = Pattern.compile("GC\\((\\d+)\\) Pause Full \\(Diagnostic Command\\) \\d+M->\\d+M");
     private static final Pattern HEAP_USED = Pattern.compile("GC\\((\\d+)\\)\\s+garbage-first heap\\s+total \\d+K, used (\\d+)K");
 
     /** Parsed options. */
     record Options(int seconds, int clients, List<String> stores, String pgUrl, String xmx, int sampleSeconds,
-                   boolean parallel) {
+                   boolean parallel, int memoryCap, String h2RetentionMs) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>();
@@ -111,7 +129,9 @@ public final class McpSoakCheck {
                     parallel = true;
                     continue;
                 }
-                if (!List.of("--seconds", "--clients", "--stores", "--pg-url", "--xmx", "--sample-seconds").contains(key)
+                if (!List.of("--seconds", "--clients", "--stores", "--pg-url", "--xmx", "--sample-seconds", "--memory-cap",
+                        "--h2-retention-ms")
+                        .contains(key)
                         || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + key);
                 }
@@ -138,7 +158,17 @@ public final class McpSoakCheck {
             if (sample < 1 || sample > seconds / 2) {
                 throw new IllegalArgumentException("--sample-seconds must be between 1 and half of --seconds");
             }
-            return new Options(seconds, clients, stores, pgUrl, values.getOrDefault("--xmx", "256m"), sample, parallel);
+            int memoryCap = Integer.parseInt(values.getOrDefault("--memory-cap",
+                    String.valueOf(seconds >= 100 ? InMemoryStore.DEFAULT_MAX_FINISHED_CALLS : SHORT_RUN_MEMORY_CAP)));
+            if (memoryCap < 1) {
+                throw new IllegalArgumentException("--memory-cap must be at least 1");
+            }
+            String retention = values.get("--h2-retention-ms");
+            if (retention != null && !retention.matches("\\d{1,9}")) {
+                throw new IllegalArgumentException("--h2-retention-ms takes milliseconds, not " + retention);
+            }
+            return new Options(seconds, clients, stores, pgUrl, values.getOrDefault("--xmx", "256m"), sample, parallel,
+                    memoryCap, retention);
         }
     }
 
@@ -159,7 +189,7 @@ public final class McpSoakCheck {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: McpSoakCheck [--seconds 600] [--clients 8] [--stores memory,h2,postgres] [--pg-url JDBC_URL]"
-                    + " [--xmx 256m] [--sample-seconds N] [--parallel]");
+                    + " [--xmx 256m] [--sample-seconds N] [--memory-cap N] [--h2-retention-ms N] [--parallel]");
             System.exit(2);
             return;
         }
@@ -232,20 +262,30 @@ public final class McpSoakCheck {
         }
         Path serverLog = dir.resolve("server.log");
         Path gcLog = dir.resolve("gc.log");
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + options.xmx(), "-XX:+UseG1GC", "-Xlog:gc,gc+heap=debug:file=" + gcLog,
+                "-Dtoolgate." + InMemoryStore.MAX_FINISHED_CALLS + "=" + options.memoryCap(),
                 "-cp", classpath(), McpDemoServer.class.getName(),
-                "--transport", "http", "--port", "0", "--budget", "0", "--db", db);
+                "--transport", "http", "--port", "0", "--budget", "0", "--db", db));
+        if (options.h2RetentionMs() != null) {
+            command.add(1, "-Dtoolgate.jdbc.h2.retention-time-ms=" + options.h2RetentionMs());
+        }
         Process server = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(serverLog.toFile()).start();
         Thread reaper = new Thread(server::destroyForcibly, "soak-server-reaper"); // if this process is stopped first
         Runtime.getRuntime().addShutdownHook(reaper);
         List<String> failures = new ArrayList<>();
+        long diskAtEndOfLoad = -1; // the H2 files at the last sample, while the clients still call
+        long diskSettled = -1; // and a few seconds after the load stopped
         try {
             URI endpoint = awaitEndpoint(server, serverLog);
             out.printf(Locale.ROOT, "%nsoak %s: %s, %d clients, %d s, server pid %d with -Xmx%s at %s; heap after a full GC"
                             + " (jcmd GC.run) every %d s%n", store,
                     db.startsWith("jdbc:postgresql") ? "PostgreSQL schema " + PG_SCHEMA : db, options.clients(),
                     options.seconds(), server.pid(), options.xmx(), endpoint, options.sampleSeconds());
+            if (store.equals("memory")) {
+                out.printf(Locale.ROOT, "the store keeps at most %,d finished calls; the heap check starts once that many"
+                        + " calls were made%n", options.memoryCap());
+            }
             out.println("     t     calls  errors   p50 ms   p99 ms  heap MB   rss MB   disk MB");
             Load load = new Load(endpoint, options.clients(), out);
             List<HeapSample> heap = new ArrayList<>();
@@ -276,6 +316,9 @@ public final class McpSoakCheck {
                         load.errors.get(), percentile(window, 0.50), percentile(window, 0.99),
                         heapKb < 0 ? "?" : String.format(Locale.ROOT, "%.1f", heapKb / 1024.0), rssMb(server.pid()),
                         diskMb(store, dir, pg));
+                if (store.equals("h2")) {
+                    diskAtEndOfLoad = McpLoadBenchmark.directorySize(dir.resolve("db"));
+                }
                 lastCalls = calls;
                 if (target >= end) {
                     break;
@@ -301,7 +344,7 @@ public final class McpSoakCheck {
             out.println("check errors:    " + errorCheck + (clean ? " ... ok" : " ... FAILED"));
 
             // heap
-            String heapCheck = heapCheck(heap, options.seconds());
+            String heapCheck = heapCheck(heap, options.seconds(), store.equals("memory") ? options.memoryCap() : 0);
             out.println("check heap:      " + heapCheck);
             if (heapCheck.endsWith("FAILED")) {
                 failures.add("heap after a full GC not flat: " + heapCheck.substring(0, heapCheck.lastIndexOf(" ...")));
@@ -326,11 +369,24 @@ public final class McpSoakCheck {
                 }
             }
             out.println("check answering: " + answer);
+            if (store.equals("h2") && server.isAlive()) {
+                Thread.sleep(SETTLE_MS); // the compaction's rounds go on while the server is idle
+                diskSettled = McpLoadBenchmark.directorySize(dir.resolve("db"));
+            }
         } finally {
             stop(server);
             Runtime.getRuntime().removeShutdownHook(reaper);
             if (pg != null) {
                 pg.close();
+            }
+        }
+        if (store.equals("h2")) {
+            String diskCheck = H2LiveData.check(dir.resolve("db").resolve("soak.mv.db"), diskAtEndOfLoad, diskSettled,
+                    SETTLE_MS, DISK_FACTOR);
+            out.println("check disk:      " + diskCheck);
+            if (diskCheck.endsWith("FAILED")) {
+                failures.add("H2 file not within " + DISK_FACTOR + "x of its live data: "
+                        + diskCheck.substring(0, diskCheck.lastIndexOf(" ...")));
             }
         }
         if (failures.isEmpty()) {
@@ -347,12 +403,19 @@ public final class McpSoakCheck {
         return String.join("; ", failures);
     }
 
-    private static String heapCheck(List<HeapSample> heap, double seconds) {
+    /**
+     * The heap check; {@code cap} > 0 (the in-memory store's finished-call cap) starts the window no
+     * earlier than the first sample by which that many calls were made: until then the store grows by
+     * design.
+     */
+    private static String heapCheck(List<HeapSample> heap, double seconds, int cap) {
         long from = (long) Math.ceil(seconds * FLAT_FROM);
-        List<HeapSample> window = heap.stream().filter(s -> s.seconds() >= from).toList();
+        List<HeapSample> window = heap.stream().filter(s -> s.seconds() >= from && s.calls() >= cap).toList();
         if (window.size() < 2) {
-            return "only " + window.size() + " heap sample(s) from " + from + " s on: jcmd GC.run failed, or took longer"
-                    + " than the run allows on this machine (see --sample-seconds) ... FAILED";
+            return "only " + window.size() + " heap sample(s) from " + from + " s on" + (cap > 0 ? String.format(Locale.ROOT,
+                    " after the store's cap of %,d finished calls was reached (a smaller --memory-cap reaches it sooner)", cap)
+                    : "") + ": jcmd GC.run failed, or took longer than the run allows on this machine (see --sample-seconds)"
+                    + " ... FAILED";
         }
         HeapSample first = window.get(0);
         HeapSample last = window.get(window.size() - 1);

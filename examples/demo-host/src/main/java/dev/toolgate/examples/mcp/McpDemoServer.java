@@ -14,6 +14,7 @@ import dev.toolgate.mcp.McpAuthenticator;
 import dev.toolgate.mcp.ToolgateMcpServer;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.spi.InMemoryStore;
+import dev.toolgate.spi.StoreSettings;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
@@ -173,7 +174,7 @@ public final class McpDemoServer {
                 .proposalTtl(Duration.ofSeconds(options.ttlSeconds()));
         InMemoryStore memory = null;
         if (options.db().equalsIgnoreCase("memory")) {
-            memory = new InMemoryStore();
+            memory = InMemoryStore.builder().settings(StoreSettings.of(Map.of())).build(); // -Dtoolgate.memory.*
             builder.store(memory);
         } else {
             builder.storeSetting("jdbc.url", options.db());

@@ -1,0 +1,223 @@
+package dev.toolgate.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.h2.engine.Session;
+import org.h2.engine.SessionLocal;
+import org.h2.jdbc.JdbcConnection;
+import org.h2.mvstore.FileStore;
+import org.h2.mvstore.MVStore;
+import org.h2.mvstore.RandomAccessStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps an embedded H2 file database near its live data, off the call path.
+ *
+ * <p>Why it is needed: the store sets H2's {@code WRITE_DELAY} to 0 so that every commit is in the file
+ * before it returns (see {@code JdbcStore}), and with a write delay of 0 H2 runs no background thread,
+ * so its own housekeeping (rewriting sparse chunks, moving chunks to the front, truncating the file)
+ * never runs. Every commit writes a new chunk; the pages of older chunks die one by one but a chunk
+ * with one live page keeps its whole space, so under a write-heavy load the file grows without bound
+ * (measured: 4.5 to 40 KB of file per governed read, a 2 GB file over 124 MB of live data).
+ *
+ * <p>What it does: a daemon thread, every {@code interval}, runs steps on the database's store (found
+ * through a connection at start, and again if the database was closed and reopened) until
+ * one makes no progress or {@value #BUDGET_MS} ms have passed: when the live share of the chunks
+ * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the sparsest
+ * chunks' live pages ({@link MVStore#compact(int, int)}, at most {@value #WRITE_LIMIT} bytes) and
+ * commits them (so that an idle database shrinks too); when the used share of the file is under
+ * {@code fillRate}, it moves chunks into the holes and truncates the file
+ * ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}). Each step holds H2's store lock
+ * for a bounded piece of work, as H2's own background housekeeping does. The interval is what holds the
+ * file near its data: the garbage a round leaves is what the calls wrote since the one before
+ * ({@code H2DiskBenchmark} measured the choice; see the module's README). It sets the store's
+ * retention time (how long a dead chunk's space waits before reuse, and a chunk before it may be
+ * rewritten) to the configured one, H2's 45 s by default: see {@link #DEFAULT_RETENTION}.
+ * An in-memory or a remote ({@code tcp:}) H2 database is left alone. {@link #close()} stops the thread
+ * and waits for a round in progress.
+ */
+final class H2Compaction implements AutoCloseable {
+
+    /** Rounds are this far apart unless configured. */
+    static final Duration DEFAULT_INTERVAL = Duration.ofMillis(250);
+    /** Compact when less than this percentage of the chunks, or of the file, is live, unless configured. */
+    static final int DEFAULT_FILL_RATE = 80;
+    /** Live bytes rewritten by one step of a round. */
+    static final int WRITE_LIMIT = 4 << 20;
+    /** Bytes of chunks moved by one step of a round. */
+    static final long MOVE_LIMIT = 16L << 20;
+    /**
+     * How long a dead chunk's space is kept before it is reused, unless configured: H2's own default.
+     * Shorter holds the file far closer to its data under a write-heavy load, but H2CrashTest lost
+     * commits of a killed process with 0 and with 1 s: H2 finds its latest chunk from a header it
+     * rewrites only now and then, through chunks that a short retention lets new ones overwrite.
+     */
+    static final Duration DEFAULT_RETENTION = Duration.ofSeconds(45);
+    /** A round stops starting steps after this many milliseconds. */
+    static final long BUDGET_MS = 200;
+
+    private static final Logger LOG = LoggerFactory.getLogger(H2Compaction.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    /** How often to look and below what fill rate to compact; an interval of zero switches it off. */
+    record Config(Duration interval, int fillRate, Duration retention) {
+        Config {
+            if (retention == null || retention.isNegative() || retention.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("the H2 retention time must be from 0 to " + Integer.MAX_VALUE
+                        + " ms, got " + retention);
+            }
+            if (interval == null || interval.isNegative() || !interval.isZero() && interval.toMillis() < 1) {
+                throw new IllegalArgumentException("the H2 compaction interval must be zero (off) or at least 1 ms, got "
+                        + interval);
+            }
+            if (fillRate < 1 || fillRate > 99) {
+                throw new IllegalArgumentException("the H2 compaction fill rate must be a percentage from 1 to 99, got "
+                        + fillRate);
+            }
+        }
+
+        static Config defaults() {
+            return new Config(DEFAULT_INTERVAL, DEFAULT_FILL_RATE, DEFAULT_RETENTION);
+        }
+    }
+
+    private final DataSource dataSource;
+    private final int fillRate;
+    private final ScheduledExecutorService timer;
+    private final AtomicLong rounds = new AtomicLong();
+    private final AtomicLong compactions = new AtomicLong();
+    /** The database's store, held between rounds so that a round takes no connection from the pool. */
+    private volatile MVStore current;
+    private volatile boolean closed;
+    private volatile boolean warned;
+
+    private H2Compaction(DataSource dataSource, MVStore store, Config config) {
+        this.dataSource = dataSource;
+        this.current = store;
+        this.fillRate = config.fillRate();
+        String name = "toolgate-h2-compaction-" + THREADS.incrementAndGet();
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, name);
+            thread.setDaemon(true);
+            return thread;
+        });
+        long millis = config.interval().toMillis();
+        timer.scheduleWithFixedDelay(this::round, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Starts the compaction for the H2 database behind {@code connection} if it is an embedded file
+     * database and the interval is not zero; otherwise returns null.
+     */
+    static H2Compaction startIfFile(DataSource dataSource, Connection connection, Config config) {
+        if (config.interval().isZero()) {
+            return null;
+        }
+        MVStore store = fileStore(connection);
+        if (store == null) {
+            return null;
+        }
+        store.setRetentionTime((int) config.retention().toMillis());
+        return new H2Compaction(dataSource, store, config);
+    }
+
+    /** The MVStore behind an embedded H2 file database's connection, or null. */
+    private static MVStore fileStore(Connection connection) {
+        try {
+            Session session = connection.unwrap(JdbcConnection.class).getSession();
+            if (!(session instanceof SessionLocal local) || local.getDatabase().getStore() == null) {
+                return null;
+            }
+            MVStore store = local.getDatabase().getStore().getMvStore();
+            return store.getFileStore() instanceof RandomAccessStore && !store.isClosed() ? store : null;
+        } catch (SQLException e) {
+            return null; // not an H2 connection
+        }
+    }
+
+    /** One round: rewrite sparse chunks, then move chunks and truncate, each within the round's budget. */
+    private void round() {
+        if (closed) {
+            return;
+        }
+        rounds.incrementAndGet();
+        try {
+            MVStore store = current;
+            if (store == null || store.isClosed()) {
+                // the database was closed and opened again (its last connection closed): find it anew
+                try (Connection connection = dataSource.getConnection()) {
+                    store = fileStore(connection);
+                    current = store;
+                }
+            }
+            if (store == null || closed) {
+                return;
+            }
+            RandomAccessStore file = (RandomAccessStore) store.getFileStore();
+            long started = System.nanoTime();
+            int chunksBefore = file.getChunksFillRate();
+            int fileBefore = file.getFillRate();
+            long sizeBefore = file.size();
+            long stopAt = started + TimeUnit.MILLISECONDS.toNanos(BUDGET_MS);
+            boolean worked = false;
+            for (boolean progress = true; progress && !closed && System.nanoTime() < stopAt; ) {
+                progress = file.getChunksFillRate() < fillRate && store.compact(fillRate, WRITE_LIMIT);
+                if (progress) {
+                    store.commit(); // the rewritten pages go to the file now, not with the next call's commit
+                }
+                int used = file.getFillRate();
+                if (used < fillRate) {
+                    long size = file.size();
+                    file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
+                    progress |= file.size() < size || file.getFillRate() > used;
+                }
+                worked |= progress;
+            }
+            if (worked) {
+                compactions.incrementAndGet();
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("H2 compaction round: chunks {}% -> {}% live, file {}% -> {}% used, {} -> {} KB, {} ms",
+                            chunksBefore, file.getChunksFillRate(), fileBefore, file.getFillRate(), sizeBefore / 1024,
+                            file.size() / 1024, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                }
+            }
+        } catch (SQLException | RuntimeException | Error e) { // an Error would end the schedule silently
+            if (!closed && !warned) {
+                warned = true; // once: a database that is down fails every call anyway, and says so there
+                LOG.warn("H2 compaction failed; the database file may grow until it works again", e);
+            }
+        }
+    }
+
+    /** Rounds run so far. */
+    long rounds() {
+        return rounds.get();
+    }
+
+    /** Rounds that rewrote or moved something. */
+    long compactions() {
+        return compactions.get();
+    }
+
+    /** Stops the rounds, waiting for one in progress. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        timer.shutdown();
+        try {
+            if (!timer.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("H2 compaction still running 10 s after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
