@@ -109,8 +109,9 @@ import org.slf4j.LoggerFactory;
  * nothing. On H2 the store sets the database's {@code WRITE_DELAY} to 0 at start, so each commit is in
  * the file before it returns and survives the process being killed (not a power loss). As H2 then runs
  * none of its own housekeeping, the store compacts an H2 file on a background thread
- * ({@link Builder#h2Compaction}): the file holds its live data plus up to H2's retention time (45 s) of
- * writes, or about twice its data with a retention time of 0, which costs the crash guarantee above.
+ * ({@link Builder#h2Compaction}); with H2's retention time (45 s, the default) it rewrites only chunks
+ * older than that, so a sustained write-heavy load still grows the file to many times its data; a
+ * retention time of 0 keeps it near twice its data but costs the crash guarantee above.
  *
  * <p><b>Retention.</b> {@link CallStore#purge} deletes finished calls, closed proposals (never a step
  * of a run that is running or paused), idle session rows and idle budget rows in small batches,
