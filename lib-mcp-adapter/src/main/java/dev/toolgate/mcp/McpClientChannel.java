@@ -27,7 +27,8 @@ import tools.jackson.databind.node.ObjectNode;
  * until the message is out or the client answered, at most the server's request timeout.
  *
  * <p>A tool cannot flood the client: progress that does not increase is dropped, progress is sent at
- * most every {@link #PROGRESS_INTERVAL_NANOS} apart (the final value, {@code progress >= total}, always),
+ * most every {@link #PROGRESS_INTERVAL_NANOS} apart (the final value, {@code progress >= total}, always; an
+ * update the interval held back is sent when the call returns unless a later one went first),
  * and a call sends at most {@link #MAX_NOTIFICATIONS} progress and as many log notifications, each log
  * message cut at {@link #MAX_LOG_CHARS}; once a notification cannot be handed to the transport within
  * {@link #NOTIFICATION_TIMEOUT}, the call sends no more. Closed when the call returns: later use is a
@@ -61,6 +62,8 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
     private double lastProgress = Double.NEGATIVE_INFINITY;
     private long lastProgressAt;
     private int progressSent;
+    /** The latest update held back by the interval; sent with the next one that goes, or when the call returns. */
+    private McpSchema.ProgressNotification heldBack;
 
     /**
      * @param exchange      the call's exchange with the client
@@ -88,16 +91,26 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
         synchronized (progressLock) {
             long now = System.nanoTime();
             boolean last = total != null && progress >= total;
-            if (progress <= lastProgress || progressSent >= MAX_NOTIFICATIONS
-                    || (!last && progressSent > 0 && now - lastProgressAt < PROGRESS_INTERVAL_NANOS)) {
+            if (progress <= lastProgress || progressSent >= MAX_NOTIFICATIONS) {
                 return;
             }
-            lastProgress = progress;
-            lastProgressAt = now;
-            progressSent++;
-            send("progress", exchange.progressNotification(
-                    new McpSchema.ProgressNotification(progressToken, progress, total, cut(message, MAX_LOG_CHARS))));
+            McpSchema.ProgressNotification update =
+                    new McpSchema.ProgressNotification(progressToken, progress, total, cut(message, MAX_LOG_CHARS));
+            if (!last && progressSent > 0 && now - lastProgressAt < PROGRESS_INTERVAL_NANOS) {
+                heldBack = update; // thinned out, not lost: the latest state still reaches the client
+                return;
+            }
+            sendProgress(update, now);
         }
+    }
+
+    /** Sends {@code update}; the caller holds {@link #progressLock}. */
+    private void sendProgress(McpSchema.ProgressNotification update, long now) {
+        heldBack = null;
+        lastProgress = update.progress();
+        lastProgressAt = now;
+        progressSent++;
+        send("progress", exchange.progressNotification(update));
     }
 
     @Override
@@ -175,7 +188,13 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
     /** Ends the channel: the call has returned. */
     @Override
     public void close() {
-        closed = true;
+        synchronized (progressLock) {
+            // the update the interval held back goes before the call's result, so the client sees where it ended
+            if (heldBack != null && !closed && !stalled && progressSent < MAX_NOTIFICATIONS) {
+                sendProgress(heldBack, System.nanoTime());
+            }
+            closed = true;
+        }
     }
 
     private ClientInteractionUnsupportedException unsupported(String interaction) {
