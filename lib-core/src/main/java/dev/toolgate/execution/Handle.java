@@ -158,7 +158,9 @@ final class Handle implements Run {
                     + " cannot be written as JSON: " + e.getMessage(), e)));
         }
         // the waiting client hears each step (replayed ones too): "step 2: incident.create"
-        caller.progress(step, null, "step " + step + ": " + tool);
+        if (caller != ClientChannel.none()) { // no message built for the usual run nobody waits on
+            caller.progress(step, null, "step " + step + ": " + tool);
+        }
         CallRecord logged = log.get(step);
         return logged != null ? fromLog(step, logged, tool, args) : fresh(step, tool, args);
     }
