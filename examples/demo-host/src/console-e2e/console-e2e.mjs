@@ -154,6 +154,9 @@ async function settledStatus(page, callId, timeout = 10000) {
 async function inboxIds(page) {
   return page.locator('[data-testid="card"]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-call-id')));
 }
+async function dismissToasts(page) {
+  for (const close of await page.locator('[data-testid="toast"] button').all()) await close.click().catch(() => {});
+}
 async function diffRows(locator) {
   return locator.locator('[data-testid="card-diff"] tbody tr')
     .evaluateAll((rows) => rows.map((r) => Array.from(r.children).map((c) => c.textContent)));
@@ -208,7 +211,9 @@ async function main() {
   const oldTitle = valuesOf(inc1, 'title')[0];
   check('carol reads INC-1 through MCP', typeof oldTitle === 'string', inc1);
   const newTitle = `Orders API degraded ${stamp}`;
-  const update = await carol.call('incident.update', {id: 'INC-1', title: newTitle, severity: 'CRITICAL'});
+  const oldSeverity = valuesOf(inc1, 'severity')[0];
+  const newSeverity = oldSeverity === 'CRITICAL' ? 'HIGH' : 'CRITICAL';
+  const update = await carol.call('incident.update', {id: 'INC-1', title: newTitle, severity: newSeverity});
   check('incident.update is proposed, not run (awaiting_operator)', update.status === 'awaiting_operator' && !!update.callId, update);
   const raceTitle = `Checkout latency above 2 s ${stamp}`;
   const race = await carol.call('incident.create', {systemId: 'web', title: raceTitle, severity: 'HIGH'});
@@ -248,7 +253,7 @@ async function main() {
     const titleRow = rows.find((r) => norm(r[0]) === 'title');
     const severityRow = rows.find((r) => norm(r[0]) === 'severity');
     check('diff shows title before -> after', titleRow && titleRow[1] === oldTitle && titleRow[2] === newTitle, rows);
-    check('diff shows severity HIGH -> CRITICAL', severityRow && severityRow[1].includes('HIGH') && severityRow[2].includes('CRITICAL'), rows);
+    check(`diff shows severity ${oldSeverity} -> ${newSeverity}`, severityRow && severityRow[1] === oldSeverity && severityRow[2] === newSeverity, rows);
     check('card shows proposer carol', (await text(cardU.getByTestId('card-proposer'))).includes('carol'));
     check('effect badge says mutate', (await text(cardU.getByTestId('card-effect'))) === 'mutate');
     const expiry1 = await text(cardU.getByTestId('card-expiry'));
@@ -260,6 +265,7 @@ async function main() {
     check('newest first (the later proposal above the earlier)', order.indexOf(race.callId) >= 0
       && order.indexOf(race.callId) < order.indexOf(update.callId), order);
     check('inbox count shows the waiting cards', Number(await text(pageA.getByTestId('inbox-count'))) >= 2);
+    await dismissToasts(pageA);
     const inboxShot = path.join(OUT, 'console-inbox.png');
     await pageA.screenshot({path: inboxShot});
     check('screenshot of the inbox taken', fs.statSync(inboxShot).size > 10000, inboxShot);
@@ -411,6 +417,7 @@ async function main() {
     const leaked = (rawAudit.records || []).filter((r) => 'arguments' in r || 'payload' in r || 'token' in r);
     check('audit records carry no raw arguments, payload or token', (rawAudit.records || []).length > 0 && leaked.length === 0, leaked[0]);
     check('hostile text in the audit stays text', (await pageA.locator('img[src="x"]').count()) === 0 && wA.dialogs.length === 0);
+    await dismissToasts(pageA);
     const auditShot = path.join(OUT, 'console-audit.png');
     await pageA.screenshot({path: auditShot});
     check('screenshot of the audit page taken', fs.statSync(auditShot).size > 10000, auditShot);

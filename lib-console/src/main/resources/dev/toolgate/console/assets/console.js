@@ -513,7 +513,7 @@
       toast(text, kind === 'error' ? 'error' : (kind === 'warn' ? 'warn' : 'ok'));
       pollInbox(true);
     };
-    const decide = async (action, body, successText) => {
+    const decide = async (action, body, successText, inlineErrors) => {
       entry.busy = true;
       lock(true);
       setStatus('Working…');
@@ -527,8 +527,12 @@
         } else {
           entry.busy = !panel.hidden;
           lock(false);
-          setStatus(e.message || 'The request failed.', 'error');
-          if (e.status !== 400) toast(e.message || 'The request failed.', 'error');
+          if (inlineErrors && e.status === 400) {
+            status.hidden = true;
+          } else {
+            setStatus(e.message || 'The request failed.', 'error');
+            toast(e.message || 'The request failed.', 'error');
+          }
         }
         return e;
       }
@@ -591,7 +595,11 @@
           return;
         }
         error.hidden = true;
-        await decide('deny', {reason: text}, () => 'denied');
+        const failure = await decide('deny', {reason: text}, () => 'denied', true);
+        if (failure && failure.status === 400) {
+          error.textContent = failure.message;
+          error.hidden = false;
+        }
       });
       reason.addEventListener('keydown', (e) => {
         if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) confirm.click();
@@ -627,7 +635,7 @@
         const failure = await decide('edit', {arguments: args}, (d) => {
           const rep = d.replacement || {};
           return `edited: new proposal ${shortId(rep.callId)} (${rep.status || 'proposed'})`;
-        });
+        }, true);
         if (failure && failure.status === 400) {
           error.textContent = failure.message;
           error.hidden = false;
@@ -648,6 +656,7 @@
       root.classList.add('card-blocked');
       root.append(el('p', {class: 'blocked', testid: 'card-blocked', text: card.blockedReason || 'You cannot decide this card.'}));
     }
+    for (const b of buttons) b.setAttribute('aria-describedby', 'card-title-' + id);
     root.append(actions, panel, status);
     entry.el = root;
     return entry;
