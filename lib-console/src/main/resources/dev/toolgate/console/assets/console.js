@@ -678,11 +678,17 @@
     }
   }
 
+  /** Keeps rows already shown (an operator may be typing a note), adds new ones, drops resolved ones. */
   function renderDoubt(list) {
     const box = $('doubt-list');
-    clear(box);
+    const keep = new Set(list.map((d) => String(d.callId)));
+    for (const row of Array.from(box.children)) {
+      if (!keep.has(row.getAttribute('data-call-id'))) row.remove();
+    }
+    const shown = new Set(Array.from(box.children).map((row) => row.getAttribute('data-call-id')));
     show($('doubt'), list.length > 0);
     for (const d of list) {
+      if (shown.has(String(d.callId))) continue;
       const noteId = 'doubt-note-' + d.callId;
       const note = el('input', {class: 'note', testid: 'doubt-note',
         attrs: {id: noteId, placeholder: 'What you checked (optional)', maxlength: 500}});
