@@ -476,13 +476,14 @@
 
     const metaList = el('dl', {class: 'meta'},
       meta('Proposer', fmtPrincipal(card.proposer), 'card-proposer'),
-      meta('Session', card.session || '—', 'card-session'),
+      meta('Session', card.session ? shortId(card.session) : '—', 'card-session'),
       card.tenant ? meta('Tenant', card.tenant, 'card-tenant') : null,
       meta('Created', fmtTime(card.createdAt), 'card-created'),
       meta('Mode', `${card.mode || ''}${card.modeSource ? ' (' + card.modeSource + ')' : ''}`, 'card-mode'),
       card.executionId ? meta('Run', `${card.executionId} · step ${card.stepSeq}`, 'card-run') : null,
       meta('Call', shortId(id), 'card-call-id'));
     metaList.lastChild.lastChild.title = id;
+    if (card.session) metaList.querySelector('[data-testid="card-session"]').title = card.session;
     root.append(metaList);
 
     const status = el('p', {class: 'card-status', testid: 'card-status', attrs: {role: 'status'}});
@@ -779,15 +780,14 @@
   function auditRow(rec) {
     const hash = String(rec.argumentsHash || '');
     const decided = rec.decidedBy || rec.appliedBy;
-    const decidedText = decided
-      ? `${fmtPrincipal(decided)}${rec.decisionReason ? ': ' + rec.decisionReason : ''}` : '';
+
     let resultCell;
     if (rec.error) {
       resultCell = el('span', {class: 'error small', text: rec.error});
     } else if (rec.result !== null && rec.result !== undefined) {
       const flat = JSON.stringify(rec.result);
-      resultCell = flat.length > 48
-        ? el('details', {class: 'result'}, el('summary', {text: flat.slice(0, 40) + '…'}), el('pre', {text: fmtJson(rec.result)}))
+      resultCell = flat.length > 36
+        ? el('details', {class: 'result'}, el('summary', {text: flat.slice(0, 30) + '…'}), el('pre', {text: fmtJson(rec.result)}))
         : el('code', {text: flat});
     } else {
       resultCell = el('span', {class: 'muted', text: '—'});
@@ -797,17 +797,19 @@
     if (rec.supersedes) links.push('replaces ' + shortId(rec.supersedes));
     if (rec.supersededBy) links.push('replaced by ' + shortId(rec.supersededBy));
     if (rec.executionId) links.push(`run ${shortId(rec.executionId)} · step ${rec.stepSeq}`);
+    const duration = rec.durationMillis === null || rec.durationMillis === undefined ? null : rec.durationMillis + ' ms';
     return el('tr', {testid: 'audit-row', attrs: {'data-call-id': rec.callId, 'data-status': status}},
       el('td', {class: 'nowrap', text: fmtTime(rec.createdAt), title: rec.callId}),
       el('td', null, el('span', {class: 'mono', text: rec.tool}), ' ', effectBadge(rec.effect)),
       el('td', {text: fmtPrincipal(rec.principal), title: rec.session ? 'session ' + rec.session : ''}),
-      el('td', null, el('span', {class: 'badge status-' + status.replace(/[^a-z_]/g, ''), text: status})),
-      el('td', null, el('span', {text: rec.summary || ''}),
+      el('td', null, el('span', {class: 'badge status-' + status.replace(/[^a-z_]/g, ''), text: status}),
+        duration ? el('div', {class: 'muted small', text: duration}) : null),
+      el('td', {class: 'summary-cell'}, el('span', {text: rec.summary || ''}),
         links.length ? el('div', {class: 'muted small', text: links.join(' · ')}) : null),
-      el('td', null, hash ? el('code', {class: 'hash', testid: 'audit-hash', text: hash.slice(0, 12) + (hash.length > 12 ? '…' : ''), title: hash}) : null),
+      el('td', {class: 'decided-cell'}, decided ? fmtPrincipal(decided) : '',
+        rec.decisionReason ? el('div', {class: 'muted small', testid: 'audit-reason', text: rec.decisionReason}) : null),
       el('td', {class: 'result-cell'}, resultCell),
-      el('td', {text: decidedText}),
-      el('td', {class: 'nowrap num', text: rec.durationMillis === null || rec.durationMillis === undefined ? '' : rec.durationMillis + ' ms'}));
+      el('td', null, hash ? el('code', {class: 'hash', testid: 'audit-hash', text: hash.slice(0, 10) + (hash.length > 10 ? '…' : ''), title: hash}) : null));
   }
 
   // ---- sources --------------------------------------------------------------------------------
