@@ -1,5 +1,6 @@
 package dev.toolgate;
 
+import dev.toolgate.access.Guarded;
 import dev.toolgate.access.Principal;
 import dev.toolgate.access.Resolver;
 import dev.toolgate.audit.CallQuery;
@@ -41,6 +42,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +83,8 @@ public final class Toolgate implements AutoCloseable {
     private final ScheduledExecutorService sweeper;
     private final Executions executions;
     private final SourceCatalog sources;
+    /** What {@link #isOperator} asks the resolver about: the approver rule, named as the inbox. */
+    private final Guarded approverGuard;
 
     Toolgate(ToolRegistry registry, Resolver resolver, ToolgateStore store, boolean ownsStore,
              ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval, Executions executions,
@@ -93,6 +97,18 @@ public final class Toolgate implements AutoCloseable {
         this.ownsStore = ownsStore;
         this.engine = engine;
         this.settings = settings;
+        Set<String> approverRules = Set.of(settings.approverRule());
+        this.approverGuard = new Guarded() {
+            @Override
+            public String name() {
+                return "the approval inbox";
+            }
+
+            @Override
+            public Set<String> requiredAccessRules() {
+                return approverRules;
+            }
+        };
         this.maxArgumentBytes = settings.maxArgumentBytes();
         if (sweepInterval.isZero()) {
             this.sweeper = null;
@@ -322,6 +338,16 @@ public final class Toolgate implements AutoCloseable {
     /** An operator re-confirms a drifted tool's schema; see {@link ProposeApplyEngine#confirmSchema}. */
     public void confirmSchema(CallContext approver, String toolName) {
         engine.confirmSchema(approver, toolName);
+    }
+
+    /**
+     * True if the principal holds the approver rule ({@link GateSettings#approverRule()}), so it may
+     * decide proposals (approve, reject, edit), settle calls in doubt and set modes. Asks the gate's
+     * {@link #resolver()}, as every operator action does.
+     */
+    public boolean isOperator(Principal principal) {
+        Objects.requireNonNull(principal, "principal");
+        return resolver.isAllowed(principal, approverGuard);
     }
 
     /** Calls in doubt (their outcome never arrived) for an operator; see {@link ProposeApplyEngine#interrupted}. */

@@ -196,7 +196,7 @@ final class Applies {
     /** What an operator sees of a pending proposal; {@code blockedReason} says why this viewer may not decide. */
     static PendingProposal pendingView(CallRecord r, String blockedReason) {
         List<FieldChange> diff = r.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(r.diffJson()));
-        return new PendingProposal(r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.summary(),
+        return new PendingProposal(r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.automationId(), r.summary(),
                 Json.parse(r.payloadJson()), diff, r.createdAt(), r.expiresAt(), r.mode(), r.modeSource(), r.supersedes(),
                 r.executionId(), r.stepSeq(), blockedReason);
     }

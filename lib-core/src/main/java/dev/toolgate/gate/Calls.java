@@ -140,11 +140,27 @@ final class Calls {
      * as {@code step} of a run if set.
      */
     Proposal propose(CallContext context, Prepared call, String id, String supersedes, StepRef step, long start) {
+        requirePendingRoom(context);
+        return record(context, call, preview(context, call, id, step, start), supersedes, start);
+    }
+
+    /** A dry-run done, its proposal not yet recorded. */
+    record Previewed(String id, CallRecord.Builder proposal, DryRunResult preview, long toolStart) {
+    }
+
+    void requirePendingRoom(CallContext context) {
         if (context.sessionId() != null
                 && steps.calls.countPending(context.sessionId()) >= steps.settings.maxPendingPerSession()) {
             throw pendingLimit(context.sessionId());
         }
-        CallRecord.Builder proposal = draft(context, call, id, step).supersedes(supersedes);
+    }
+
+    /**
+     * Runs the dry-run of a proposal. Invalid input (the dry-run's {@link ToolValidationException}) and
+     * failures are recorded as their own rows and thrown; nothing else is recorded.
+     */
+    Previewed preview(CallContext context, Prepared call, String id, StepRef step, long start) {
+        CallRecord.Builder proposal = draft(context, call, id, step);
         ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.DRY_RUN);
         long toolStart = System.nanoTime();
         DryRunResult preview;
@@ -155,6 +171,15 @@ final class Calls {
         } catch (Throwable e) {
             throw steps.fail(proposal, call, e, toolStart, start);
         }
+        return new Previewed(id, proposal, preview, toolStart);
+    }
+
+    /** Records a previewed proposal as pending, with its token. */
+    Proposal record(CallContext context, Prepared call, Previewed previewed, String supersedes, long start) {
+        CallRecord.Builder proposal = previewed.proposal().supersedes(supersedes);
+        DryRunResult preview = previewed.preview();
+        long toolStart = previewed.toolStart();
+        String id = previewed.id();
         ProposalToken token = ProposalToken.generate(id, random);
         String summary = steps.settings.redactor().redactText(preview.summary());
         List<FieldChange> diff = steps.hygiene.diff(preview.diff());

@@ -112,14 +112,18 @@ final class Inbox {
                 approver.transport(), PermissionMode.APPROVE, approver.sessionKind(), null);
         Prepared call = steps.prepare(editor, record.toolName(), arguments);
         String replacementId = Steps.newId();
+        // The dry-run first: an edit the tool finds invalid is refused (and recorded as its own invalid
+        // row) while the original stays pending.
+        Calls.Previewed previewed = call.mode().mode() == Mode.DENY ? null
+                : calls.preview(editor, call, replacementId, null, start);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
         if (!steps.calls.close(record.id(), new Closure(CallStatus.SUPERSEDED, actor, "edited by operator", replacementId))) {
             return notPending(steps.calls.find(record.id()).orElse(record));
         }
         steps.events.publish(record, CallStatus.SUPERSEDED, actor, start);
-        CallResult replacement = call.mode().mode() == Mode.DENY
+        CallResult replacement = previewed == null
                 ? calls.deny(editor, call, null, start)
-                : calls.propose(editor, call, replacementId, record.id(), null, start);
+                : calls.record(editor, call, previewed, record.id(), start);
         return new InboxResult.Edited(record.id(), replacement);
     }
 

@@ -4,10 +4,13 @@ import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.ModeSource;
+import dev.toolgate.policy.OverrideScope;
 import dev.toolgate.tool.Effect;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -20,6 +23,7 @@ import tools.jackson.databind.JsonNode;
  * @param proposer   who proposed it
  * @param tenantId   tenant, or null
  * @param sessionId  session, or null
+ * @param automationId the automation it was proposed in, or null
  * @param summary    the dry-run's summary
  * @param payload    what approval will execute
  * @param diff       before/after changes
@@ -34,7 +38,7 @@ import tools.jackson.databind.JsonNode;
  *                   duties: they proposed it themselves), or null if they may
  */
 public record PendingProposal(String callId, String toolName, Effect effect, PrincipalRef proposer, String tenantId,
-                              String sessionId, String summary, JsonNode payload, List<FieldChange> diff,
+                              String sessionId, String automationId, String summary, JsonNode payload, List<FieldChange> diff,
                               Instant createdAt, Instant expiresAt, Mode mode, ModeSource modeSource,
                               String supersedes, String executionId, Integer stepSeq, String blockedReason) {
 
@@ -47,5 +51,23 @@ public record PendingProposal(String callId, String toolName, Effect effect, Pri
     /** True if the principal viewing it may approve or edit it (see {@link #blockedReason()}). */
     public boolean decidable() {
         return blockedReason == null;
+    }
+
+    /**
+     * The scopes an "approve always" of this proposal may store its ALLOW at: {@code TENANT} if it has a
+     * tenant, {@code AUTOMATION} if it has an automation; none for a DESTRUCTIVE tool, which always asks.
+     */
+    public Set<OverrideScope> alwaysScopes() {
+        EnumSet<OverrideScope> scopes = EnumSet.noneOf(OverrideScope.class);
+        if (effect == Effect.DESTRUCTIVE) {
+            return scopes;
+        }
+        if (automationId != null) {
+            scopes.add(OverrideScope.AUTOMATION);
+        }
+        if (tenantId != null) {
+            scopes.add(OverrideScope.TENANT);
+        }
+        return scopes;
     }
 }

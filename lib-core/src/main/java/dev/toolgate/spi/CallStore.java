@@ -144,7 +144,12 @@ public interface CallStore {
     /** The record with this id. */
     Optional<CallRecord> find(String id);
 
-    /** Records matching the query, newest first. */
+    /**
+     * Records matching the query ({@link CallQuery#matches}), at most its limit: newest first by
+     * (createdAt descending, id ascending), starting strictly after its cursor if it has one; the steps of
+     * one execution in step order instead. Every store must honour the time bounds and the cursor so
+     * that paging visits each record once (the testkit's store contract checks it).
+     */
     List<CallRecord> query(CallQuery query);
 
     /** Proposals of a session that are pending now. */

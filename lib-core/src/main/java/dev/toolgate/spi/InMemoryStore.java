@@ -701,7 +701,10 @@ public final class InMemoryStore implements ToolgateStore {
                         .sorted(Comparator.comparing(CallRecord::stepSeq, Comparator.nullsLast(Comparator.naturalOrder())))
                         .limit(query.limit()).toList();
             }
-            return order.values().stream().map(records::get).filter(Objects::nonNull).filter(query::matches)
+            // newest first; a cursor starts right after its own position (its key need not be stored)
+            Map<String, String> page = query.after() == null ? order : order.tailMap(orderKey(query.after().createdAt(),
+                    query.after().id()), false);
+            return page.values().stream().map(records::get).filter(Objects::nonNull).filter(query::matches)
                     .limit(query.limit()).toList();
         }
 
@@ -849,8 +852,22 @@ public final class InMemoryStore implements ToolgateStore {
 
         /** Sorts newest first: inverted epoch nanos, then id. */
         private static String orderKey(CallRecord r) {
-            long nanos = r.createdAt().getEpochSecond() * 1_000_000_000L + r.createdAt().getNano();
-            return String.format("%020d", Long.MAX_VALUE - nanos) + r.id();
+            return orderKey(r.createdAt(), r.id());
+        }
+
+        /**
+         * The key of a (time, id) position: sorts as the newest-first order does (a fixed-width prefix,
+         * then the id as {@link String#compareTo}). Times past the year 2262 (beyond what epoch nanos in a
+         * long hold, only a hostile cursor's) sort as the oldest possible.
+         */
+        private static String orderKey(Instant createdAt, String id) {
+            long nanos;
+            try {
+                nanos = Math.addExact(Math.multiplyExact(createdAt.getEpochSecond(), 1_000_000_000L), createdAt.getNano());
+            } catch (ArithmeticException e) {
+                nanos = Long.MAX_VALUE;
+            }
+            return String.format("%020d", Long.MAX_VALUE - nanos) + id;
         }
     }
 

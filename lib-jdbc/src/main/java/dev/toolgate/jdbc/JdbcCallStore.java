@@ -433,7 +433,17 @@ final class JdbcCallStore implements CallStore {
         if (query.executionId() != null) {
             where.add("execution_id = :execution_id");
         }
-        // a run's steps in order, on the step index; anything else newest first
+        if (query.from() != null) {
+            where.add("created_at >= :from_time");
+        }
+        if (query.until() != null) {
+            where.add("created_at < :until_time");
+        }
+        if (query.after() != null) {
+            // strictly after the cursor in (created_at DESC, id) order; the first term bounds an index range
+            where.add("created_at <= :after_time AND (created_at < :after_time OR id > :after_id)");
+        }
+        // a run's steps in order, on the step index; anything else newest first (toolgate_call_time)
         String sql = SELECT + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
                 + (query.executionId() != null ? " ORDER BY step_seq, id" : " ORDER BY created_at DESC, id") + " LIMIT :limit";
         return db.withHandle(h -> h.createQuery(sql)
@@ -443,6 +453,10 @@ final class JdbcCallStore implements CallStore {
                 .bind("tool_name", query.toolName())
                 .bind("status", query.status() == null ? null : query.status().wireName())
                 .bind("execution_id", query.executionId())
+                .bind("from_time", Db.timestamp(query.from()))
+                .bind("until_time", Db.timestamp(query.until()))
+                .bind("after_time", Db.timestamp(query.after() == null ? null : query.after().createdAt()))
+                .bind("after_id", query.after() == null ? null : query.after().id())
                 .bind("limit", query.limit())
                 .map(CallRows.MAPPER)
                 .list());

@@ -80,7 +80,7 @@ abstract class SchemaContract {
         JdbcStore.builder().url(url).poolSize(1).build().close();
         assertThat(indexes(url, "toolgate_call", false)).contains("toolgate_call_principal_time", "toolgate_call_session_time",
                 "toolgate_call_pending", "toolgate_call_tenant_time", "toolgate_call_session_pending", "toolgate_call_applying",
-                "toolgate_call_completed", "toolgate_call_step", "toolgate_call_reverts");
+                "toolgate_call_completed", "toolgate_call_step", "toolgate_call_reverts", "toolgate_call_time");
         assertThat(indexes(url, "toolgate_call", true)).as("unique").contains("toolgate_call_step", "toolgate_call_reverts");
         assertThat(indexes(url, "toolgate_execution", false)).contains("toolgate_execution_tenant_time",
                 "toolgate_execution_running", "toolgate_execution_completed");

@@ -228,4 +228,18 @@ public interface InboxContract extends ContractCase {
         assertThat(record(original.callId()).status()).isEqualTo(CallStatus.PROPOSED);
         assertThat(fx().records()).hasSize(1);
     }
+
+    @Test
+    default void anEditTheDryRunRefusesLeavesTheOriginalPending() {
+        Proposal original = propose(fx().ctx(fx().writer), "n1");
+        assertThatThrownBy(() -> fx().gate().edit(operator(), original.callId(), "{\"id\":\"n1\",\"text\":\"forbidden\"}"))
+                .isInstanceOf(dev.toolgate.tool.ToolValidationException.class);
+        CallRecord kept = record(original.callId());
+        assertThat(kept.status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(kept.supersededBy()).isNull();
+        assertThat(fx().records()).extracting(CallRecord::status).containsExactlyInAnyOrder(CallStatus.PROPOSED, CallStatus.INVALID);
+        assertThat(fx().records()).filteredOn(r -> r.status() == CallStatus.INVALID).extracting(CallRecord::supersedes)
+                .containsOnlyNulls();
+        assertThat(fx().gate().apply(fx().ctx(fx().writer), original.token()).status()).isEqualTo("applied");
+    }
 }

@@ -54,6 +54,9 @@ CREATE TABLE IF NOT EXISTS toolgate_call (
 CREATE INDEX IF NOT EXISTS toolgate_call_principal_time ON toolgate_call (principal, created_at);
 CREATE INDEX IF NOT EXISTS toolgate_call_tenant_time ON toolgate_call (tenant_id, created_at);
 CREATE INDEX IF NOT EXISTS toolgate_call_session_time ON toolgate_call (session_id, created_at);
+-- The whole audit trail newest first, and paging it by (created_at, id) (the operator console's
+-- audit view). Added within version 3: an index only, nothing reads or writes differently without it.
+CREATE INDEX IF NOT EXISTS toolgate_call_time ON toolgate_call (created_at DESC, id);
 -- The sweeper and the inbox, and a session's pending count (the pending cap) and listing
 -- (H2 has no partial indexes).
 CREATE INDEX IF NOT EXISTS toolgate_call_pending ON toolgate_call (status, expires_at);

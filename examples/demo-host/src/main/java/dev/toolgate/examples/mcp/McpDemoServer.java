@@ -9,6 +9,7 @@ import dev.toolgate.context.web.ProbeTools;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.examples.DemoPrincipals;
+import dev.toolgate.examples.console.DemoConsole;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.mcp.McpAuthenticator;
 import dev.toolgate.mcp.ToolgateMcpServer;
@@ -79,12 +80,12 @@ public final class McpDemoServer {
 
     /** Parsed command-line options. */
     record Options(String transport, String principal, int port, String bind, String db, PermissionMode mode, int budget,
-                   int ttlSeconds) {
+                   int ttlSeconds, int consolePort) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>(Map.of("--transport", "stdio", "--principal", "carol",
                     "--port", "8765", "--bind", "127.0.0.1", "--db", DEFAULT_DB, "--mode", "approve", "--budget", "60",
-                    "--ttl", "600"));
+                    "--ttl", "600", "--console-port", "-1"));
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
                 String value = null;
@@ -121,7 +122,8 @@ public final class McpDemoServer {
                 default -> throw new IllegalArgumentException("--mode must be approve or auto");
             };
             return new Options(transport, principal, number(values, "--port", 0, 65535), values.get("--bind"),
-                    values.get("--db"), mode, number(values, "--budget", 0, 1_000_000), number(values, "--ttl", 1, 86_400 * 7));
+                    values.get("--db"), mode, number(values, "--budget", 0, 1_000_000), number(values, "--ttl", 1, 86_400 * 7),
+                    number(values, "--console-port", -1, 65535));
         }
 
         private static int number(Map<String, String> values, String key, int min, int max) {
@@ -140,10 +142,13 @@ public final class McpDemoServer {
     static final String USAGE = """
             Usage: McpDemoServer [--transport stdio|http] [--principal alice|bob|carol|reporter] [--port N] [--bind ADDRESS]
                                  [--db JDBC_URL|memory] [--mode approve|auto] [--budget CALLS_PER_MINUTE] [--ttl SECONDS]
+                                 [--console-port N]
               stdio: serves one client on stdin/stdout as the chosen demo principal (default carol)
               http:  serves Streamable HTTP on http://BIND:PORT/mcp (default 127.0.0.1:8765); send
                      Authorization: Bearer alice-token | bob-token | carol-token (demo tokens only)
               --db:  default %s; or jdbc:postgresql://..., or memory
+              --console-port: also serve the operator console on http://BIND:N/console/ (sign in with a
+                     demo token; alice decides)
             """.formatted(DEFAULT_DB);
 
     /** Starts the server; blocks until stdin ends (stdio) or the process is stopped (http). */
@@ -184,6 +189,12 @@ public final class McpDemoServer {
             // grounding: Toolgate's own README files as docs.*, and web.probeUrl behind the SSRF guard
             gate.registry().register(DocsTools.tools(DocsIndex.fromPrebuilt("docs-index.bin") /* see GroundingTour.DOCS_INDEX */));
             gate.registry().register(ProbeTools.tools(ProbeSettings.defaults(), "incident.incident.manage"));
+            DemoConsole operatorConsole = null;
+            if (options.consolePort() >= 0) {
+                operatorConsole = DemoConsole.start(gate, TOKENS, options.bind(), options.consolePort());
+                console.println("Toolgate operator console on " + operatorConsole.url()
+                        + " (sign in as alice with alice-token to decide)");
+            }
             ToolgateMcpServer server;
             if (options.transport().equals("stdio")) {
                 server = ToolgateMcpServer.stdio(gate, PRINCIPALS.get(options.principal()))
@@ -207,6 +218,9 @@ public final class McpDemoServer {
             }
             server.awaitTermination();
             server.close();
+            if (operatorConsole != null) {
+                operatorConsole.close();
+            }
         } finally {
             if (memory != null) {
                 memory.close();

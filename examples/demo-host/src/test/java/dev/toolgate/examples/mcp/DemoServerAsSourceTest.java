@@ -47,7 +47,7 @@ class DemoServerAsSourceTest {
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8);
         McpDemoServer.Options options = new McpDemoServer.Options("http", "carol", port, "127.0.0.1", "memory",
-                PermissionMode.AUTO, 0, 600);
+                PermissionMode.AUTO, 0, 600, -1);
         server = new Thread(() -> {
             try {
                 McpDemoServer.run(options, out);

@@ -13,15 +13,15 @@ class McpDemoServerTest {
     void defaults() {
         McpDemoServer.Options options = McpDemoServer.Options.parse(new String[0]);
         assertThat(options).isEqualTo(new McpDemoServer.Options("stdio", "carol", 8765, "127.0.0.1",
-                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600));
+                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600, -1));
     }
 
     @Test
     void everyOption() {
         McpDemoServer.Options options = McpDemoServer.Options.parse(new String[] {"--transport", "http", "--principal", "bob",
-                "--port=9000", "--bind", "0.0.0.0", "--db", "memory", "--mode", "AUTO", "--budget", "0", "--ttl", "30"});
+                "--port=9000", "--bind", "0.0.0.0", "--db", "memory", "--mode", "AUTO", "--budget", "0", "--ttl", "30", "--console-port", "8766"});
         assertThat(options).isEqualTo(new McpDemoServer.Options("http", "bob", 9000, "0.0.0.0", "memory",
-                PermissionMode.AUTO, 0, 30));
+                PermissionMode.AUTO, 0, 30, 8766));
     }
 
     @Test
