@@ -256,6 +256,13 @@ async function main() {
     check(`diff shows severity ${oldSeverity} -> ${newSeverity}`, severityRow && severityRow[1] === oldSeverity && severityRow[2] === newSeverity, rows);
     check('card shows proposer carol', (await text(cardU.getByTestId('card-proposer'))).includes('carol'));
     check('effect badge says mutate', (await text(cardU.getByTestId('card-effect'))) === 'mutate');
+    const served = ((await (await ctxA.request.get(api('api/inbox'))).json()).cards || []).find((c) => c.callId === update.callId) || {};
+    const offered = await cardU.getByTestId('always-scope').locator('option')
+      .evaluateAll((options) => options.map((o) => o.value)).catch(() => []);
+    check('"Approve always" is offered exactly when the server allows it, with its scopes',
+      (await cardU.getByTestId('approve-always').count()) === (served.alwaysAllowed ? 1 : 0)
+      && JSON.stringify(offered) === JSON.stringify(served.alwaysAllowed ? served.scopes || [] : []),
+      {alwaysAllowed: served.alwaysAllowed, scopes: served.scopes, offered});
     const expiry1 = await text(cardU.getByTestId('card-expiry'));
     await sleep(1300);
     const expiry2 = await text(cardU.getByTestId('card-expiry'));
@@ -493,8 +500,7 @@ try {
 } catch (error) {
   check('the test ran to the end', false, error && error.stack ? error.stack : String(error));
 }
-console.log(`\nconsole-e2e: ${passed + failures.length} checks, ${passed} passed, ${failures.length} failed`);
-if (failures.length) {
-  for (const f of failures) console.log(`  failed: ${f}`);
-  process.exit(1);
-}
+console.log('');
+for (const f of failures) console.log(`  failed: ${f}`);
+console.log(`console-e2e: ${passed} passed, ${failures.length} failed`);
+if (failures.length) process.exit(1);

@@ -520,7 +520,9 @@
       setStatus('Working…');
       try {
         const r = await api('POST', `api/inbox/${encodeURIComponent(id)}/${action}`, body);
-        finish(successText(r.data || {}), 'ok');
+        const d = r.data || {};
+        if (d.outcome === 'failed') finish(`approved, but the tool failed: ${d.message || d.status || 'see the audit'}`, 'error');
+        else finish(successText(d), 'ok');
       } catch (e) {
         if (e.status === 409 || e.code === 'already_decided') {
           const text = e.body.message || `already decided: ${e.body.status || 'closed'}${e.body.by ? ' by ' + e.body.by : ''}`;
@@ -549,11 +551,12 @@
     buttons.push(approveOnce);
     actions.append(approveOnce);
 
-    if (card.alwaysAllowed) {
+    const scopes = (Array.isArray(card.scopes) ? card.scopes : ['automation', 'tenant'])
+      .filter((s) => s === 'automation' || s === 'tenant');
+    if (card.alwaysAllowed && scopes.length) {
       const scopeId = 'scope-' + id;
       const scope = el('select', {class: 'scope', testid: 'always-scope', attrs: {id: scopeId, 'aria-label': 'Scope of approve always'}},
-        el('option', {text: 'this automation', attrs: {value: 'automation'}}),
-        el('option', {text: 'whole tenant', attrs: {value: 'tenant'}}));
+        ...scopes.map((s) => el('option', {text: s === 'automation' ? 'this automation' : 'whole tenant', attrs: {value: s}})));
       const always = button('Approve always', 'approve-always', '',
         () => decide('approve', {always: true, scope: scope.value},
           (d) => `${approveText(d)}; always allowed for this ${scope.value}`),
