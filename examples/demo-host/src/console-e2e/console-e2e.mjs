@@ -331,11 +331,11 @@ async function main() {
     await Promise.all([cardRA.getByTestId('approve-once').click(), cardRB.getByTestId('approve-once').click()]);
     const [sA, sB] = await Promise.all([settledStatus(pageA, race.callId), settledStatus(pageB, race.callId)]);
     const wins = [sA, sB].filter((s) => s === 'approved: applied').length;
-    // the loser may arrive while the winner's tool still runs: then the call reads "applying"
-    const losses = [sA, sB].filter((s) => s && /^already decided: (applied|applying) by alice/.test(s)).length;
+    // the loser may arrive while the winner's tool still runs: then the server says "being applied"
+    const losses = [sA, sB].filter((s) => s && /^already decided: (applied|being applied) by alice$/.test(s)).length;
     check('exactly one approval wins, the other sees "already decided: applied by alice"', wins === 1 && losses === 1, [sA, sB]);
     if (losses === 1 && ![sA, sB].some((s) => /^already decided: applied by alice/.test(s))) {
-      console.log('  note: the losing request arrived while the call was still applying');
+      console.log('  note: the losing request arrived while the call was still being applied');
     }
     const loser = sA === 'approved: applied' ? pageB : pageA;
     check('the loser gets an "already decided" toast', !!(await eventually(() => loser.getByTestId('toast').filter({hasText: 'already decided'}).count())));
@@ -452,6 +452,14 @@ async function main() {
     const badFilterBody = await badFilter.json().catch(() => ({}));
     check('a bad filter value is refused naming the field', badFilter.status() === 400 && badFilterBody.field === 'from',
       [badFilter.status(), badFilterBody]);
+
+    section('sources and drift');
+    await pageA.getByTestId('nav-sources').click();
+    const sourcesApi = await (await ctxA.request.get(api('api/sources'))).json();
+    const shownSources = await eventually(async () => (await pageA.locator('#view-sources').isVisible())
+      && (await pageA.getByTestId('source-row').count()) === (sourcesApi.sources || []).length
+      && (await pageA.getByTestId('drift-row').count()) === (sourcesApi.drifted || []).length, 5000);
+    check('the sources view lists what api/sources says (sources and drifted tools)', !!shownSources, sourcesApi);
 
     section('a non-approver sees no inbox');
     const ctxC = await browser.newContext({viewport: {width: 1280, height: 860}});
