@@ -103,9 +103,8 @@ final class InboxApi {
         } catch (RuntimeException e) {
             throw translate(e);
         }
-        LOG.info("Operator {} approved {} of {} in the console ({})", operator.principal().id(), callId,
-                record.toolName(), approval.always() ? "always, " + approval.scope() : "once");
         if (result instanceof InboxResult.Approved approved) {
+            logApproved(operator, callId, record, approval);
             return Responses.json(200, Json.object().put("outcome", "approved").put("callId", callId)
                     .put("status", approved.applied().status()));
         }
@@ -113,10 +112,17 @@ final class InboxApi {
             if (resumed.outcome().equals("not_paused")) {
                 throw alreadyDecided(callId, record);
             }
+            logApproved(operator, callId, record, approval);
             return Responses.json(200, Json.object().put("outcome", "resumed").put("callId", callId)
                     .put("executionId", resumed.executionId()).put("runStatus", resumed.outcome()));
         }
         throw alreadyDecided(callId, record);
+    }
+
+    /** Logged only for the request that won: a loser of a race is answered 409 and logs nothing here. */
+    private static void logApproved(CallContext operator, String callId, CallRecord record, Approval approval) {
+        LOG.info("Operator {} approved {} of {} in the console ({})", operator.principal().id(), callId,
+                record.toolName(), approval.always() ? "always, " + approval.scope() : "once");
     }
 
     ConsoleResponse deny(Exchange exchange, String callId) {

@@ -18,6 +18,7 @@ import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.StoreSettings;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -189,12 +190,6 @@ public final class McpDemoServer {
             // grounding: Toolgate's own README files as docs.*, and web.probeUrl behind the SSRF guard
             gate.registry().register(DocsTools.tools(DocsIndex.fromPrebuilt("docs-index.bin") /* see GroundingTour.DOCS_INDEX */));
             gate.registry().register(ProbeTools.tools(ProbeSettings.defaults(), "incident.incident.manage"));
-            DemoConsole operatorConsole = null;
-            if (options.consolePort() >= 0) {
-                operatorConsole = DemoConsole.start(gate, TOKENS, options.bind(), options.consolePort());
-                console.println("Toolgate operator console on " + operatorConsole.url()
-                        + " (sign in as alice with alice-token to decide)");
-            }
             ToolgateMcpServer server;
             if (options.transport().equals("stdio")) {
                 server = ToolgateMcpServer.stdio(gate, PRINCIPALS.get(options.principal()))
@@ -215,6 +210,19 @@ public final class McpDemoServer {
                         + " (demo bearer tokens: alice-token, bob-token, carol-token, reporter-token)");
                 ToolgateMcpServer running = server;
                 Runtime.getRuntime().addShutdownHook(new Thread(running::close, "toolgate-mcp-shutdown"));
+            }
+            // the console after the MCP server: the JDK reads sun.net.httpserver.nodelay when the JVM's first
+            // HttpServer is created, and ToolgateMcpServer turns it on only if its own server is that first one
+            DemoConsole operatorConsole = null;
+            if (options.consolePort() >= 0) {
+                try {
+                    operatorConsole = DemoConsole.start(gate, TOKENS, options.bind(), options.consolePort());
+                } catch (IOException | RuntimeException e) {
+                    server.close();
+                    throw e;
+                }
+                console.println("Toolgate operator console on " + operatorConsole.url()
+                        + " (sign in as alice with alice-token to decide)");
             }
             server.awaitTermination();
             server.close();
