@@ -42,6 +42,8 @@ final class InboxApi {
     /** Ids the gate issues are short and plain; anything else is not a call of ours. */
     static final Pattern CALL_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
     static final int MAX_REASON = 500;
+    /** How long a late decision waits for a running approval to finish before answering. */
+    static final java.time.Duration SETTLE_WAIT = java.time.Duration.ofSeconds(2);
 
     private final Toolgate toolgate;
 
@@ -209,7 +211,7 @@ final class InboxApi {
 
     /** 409 naming what became of the card and who did it. */
     private ConsoleException alreadyDecided(String callId, CallRecord before) {
-        CallRecord now = toolgate.findCall(callId).orElse(before);
+        CallRecord now = settled(callId, before);
         CallStatus status = now.status();
         PrincipalRef by = switch (status) {
             case APPLIED, APPLYING, FAILED, INTERRUPTED -> now.appliedBy() != null ? now.appliedBy() : now.decidedBy();
@@ -229,6 +231,25 @@ final class InboxApi {
         };
         ConsoleException e = new ConsoleException(409, "already_decided", message);
         return new AlreadyDecided(e, status, by);
+    }
+
+    /**
+     * The call as it stands, waiting up to {@link #SETTLE_WAIT} while another operator's approval is
+     * still running its tool, so the loser of a race reads "applied by X" rather than "being applied".
+     */
+    private CallRecord settled(String callId, CallRecord before) {
+        long deadline = System.nanoTime() + SETTLE_WAIT.toNanos();
+        CallRecord now = toolgate.findCall(callId).orElse(before);
+        while (now.status() == CallStatus.APPLYING && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            now = toolgate.findCall(callId).orElse(now);
+        }
+        return now;
     }
 
     /** The gate's refusals as console errors (they changed nothing). */

@@ -188,8 +188,9 @@ public final class ToolgateConsole {
         guard.requireCsrf(exchange.request, exchange.session);
     }
 
+    /** HEAD is answered as GET without a body. */
     private static void requireMethod(String actual, String expected) {
-        if (!actual.equals(expected)) {
+        if (!actual.equals(expected) && !(expected.equals("GET") && actual.equals("HEAD"))) {
             throw new ConsoleException(405, "method_not_allowed", "Use " + expected + " here.");
         }
     }
