@@ -74,4 +74,15 @@ if [[ -n "$unexpected" ]]; then
   echo "$unexpected" | head -20 >&2
   status=1
 fi
-exit "$status"
+[[ "$status" == 0 ]] || exit "$status"
+
+# The console under load on a small heap: many sessions polling and deciding, sign-ins and sign-outs,
+# a secret-guesser (ConsoleSoak; CONSOLE_SOAK_SECONDS=0 skips it).
+if [[ "${CONSOLE_SOAK_SECONDS:-30}" != "0" ]]; then
+  echo "console-e2e: soak of ${CONSOLE_SOAK_SECONDS:-30} s, 64 sessions, -Xmx128m"
+  "$JAVA" -Xmx128m -cp "$CLASSPATH" dev.toolgate.examples.bench.ConsoleSoak --seconds "${CONSOLE_SOAK_SECONDS:-30}" \
+    --sessions 64 --db "${CONSOLE_SOAK_DB:-memory}" >"$WORK/logs/soak.log" 2>&1 || {
+    grep -vE "^\[.*\] INFO" "$WORK/logs/soak.log" | tail -20 >&2; echo "console-e2e: the soak failed" >&2; exit 1; }
+  grep -E "^ +[0-9]+ |^requests|^PASS|^console soak" "$WORK/logs/soak.log"
+fi
+exit 0

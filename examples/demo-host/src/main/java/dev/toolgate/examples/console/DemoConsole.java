@@ -28,10 +28,12 @@ public final class DemoConsole implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor;
+    private final ToolgateConsole console;
 
-    private DemoConsole(HttpServer server, ExecutorService executor) {
+    private DemoConsole(HttpServer server, ExecutorService executor, ToolgateConsole console) {
         this.server = server;
         this.executor = executor;
+        this.console = console;
     }
 
     /**
@@ -56,13 +58,18 @@ public final class DemoConsole implements AutoCloseable {
         });
         server.setExecutor(executor);
         server.start();
-        return new DemoConsole(server, executor);
+        return new DemoConsole(server, executor, console);
     }
 
     /** The page's address. */
     public String url() {
         InetSocketAddress address = server.getAddress();
         return "http://" + address.getHostString() + ":" + address.getPort() + "/console/";
+    }
+
+    /** How many people are signed in now. */
+    public int activeSessions() {
+        return console.activeSessions();
     }
 
     @Override
