@@ -4,7 +4,6 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.json.Json;
 import dev.toolgate.source.SourceStatus;
-import dev.toolgate.tool.RegisteredTool;
 import java.util.List;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -68,7 +67,8 @@ final class SourcesApi {
                 String name = entry.descriptor().name();
                 drifted.addObject()
                         .put("tool", name)
-                        .put("source", toolgate.registry().find(name).map(RegisteredTool::source).orElse(null))
+                        .put("source", statuses.stream().map(SourceStatus::id).filter(id -> name.startsWith(id + "."))
+                                .findFirst().orElse(null))
                         .put("mode", entry.mode().mode().wireName())
                         .put("modeSource", entry.mode().source().wireName());
             }
