@@ -3,7 +3,6 @@ package dev.toolgate.console;
 import dev.toolgate.gate.CallContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,7 +11,6 @@ import java.util.ArrayDeque;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -118,11 +116,7 @@ final class Sessions {
     }
 
     static String digest(String value) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return InboxApi.sha256(value);
     }
 
     /**
