@@ -69,7 +69,9 @@ public final class WebhookNotifier implements ApprovalNotifier {
 
     private WebhookNotifier(Builder builder) {
         this.url = builder.url;
-        this.where = builder.url.getScheme() + "://" + builder.url.getAuthority();
+        // scheme, host and port only: the user info, path and query may hold credentials
+        this.where = builder.url.getScheme() + "://" + builder.url.getHost()
+                + (builder.url.getPort() == -1 ? "" : ":" + builder.url.getPort());
         this.secret = builder.secret.getBytes(StandardCharsets.UTF_8);
         this.linkTemplate = builder.linkTemplate;
         this.timeout = builder.timeout;

@@ -295,6 +295,8 @@ class WebhookNotifierTest {
         WebhookNotifier notifier = WebhookNotifier.builder("https://hooks.example.com/services/T0/B0/sekrit", SECRET).build();
         assertThat(notifier.toString()).isEqualTo("WebhookNotifier[https://hooks.example.com]")
                 .doesNotContain(SECRET).doesNotContain("sekrit");
+        assertThat(WebhookNotifier.builder("https://ops:pa55word@hooks.example.com:8443/x", SECRET).build().toString())
+                .isEqualTo("WebhookNotifier[https://hooks.example.com:8443]");
     }
 
     @Test
