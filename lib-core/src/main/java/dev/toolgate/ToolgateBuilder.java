@@ -8,6 +8,7 @@ import dev.toolgate.execution.Executions;
 import dev.toolgate.execution.Program;
 import dev.toolgate.execution.ProgramProvider;
 import dev.toolgate.gate.EngineContext;
+import dev.toolgate.notice.ApprovalNotifier;
 import dev.toolgate.gate.GateSettings;
 import dev.toolgate.gate.ProposeApplyEngine;
 import dev.toolgate.gate.Retention;
@@ -38,7 +39,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Configures and builds a {@link Toolgate}. Anything not set explicitly is discovered with
  * {@link java.util.ServiceLoader} (tool providers, a registry, a resolver, a budget, a store
- * provider, an engine factory, listeners) or falls back to the defaults: the standard resolver,
+ * provider, an engine factory, listeners, approval notifiers) or falls back to the defaults: the standard resolver,
  * 60 calls per 60 seconds per principal, and an {@link InMemoryStore}. Not thread-safe.
  */
 public final class ToolgateBuilder {
@@ -56,6 +57,8 @@ public final class ToolgateBuilder {
     private boolean discoverComponents = true;
     private final List<ToolProvider> providers = new ArrayList<>();
     private final List<ToolCallListener> listeners = new ArrayList<>();
+    private final List<ApprovalNotifier> notifiers = new ArrayList<>();
+    private int noticeQueueCapacity = EngineContext.DEFAULT_NOTICE_QUEUE_CAPACITY;
     private final Map<String, Program> programs = new LinkedHashMap<>();
     private final List<ProgramProvider> programProviders = new ArrayList<>();
     private PrincipalDirectory directory;
@@ -167,7 +170,7 @@ public final class ToolgateBuilder {
     }
 
     /**
-     * Whether to look up a registry, resolver, budget, store provider, engine factory and listeners
+     * Whether to look up a registry, resolver, budget, store provider, engine factory, listeners and notifiers
      * with {@link java.util.ServiceLoader} when not set explicitly (default true).
      */
     public ToolgateBuilder discoverComponents(boolean discover) {
@@ -217,6 +220,29 @@ public final class ToolgateBuilder {
     /** Adds a listener for call outcomes. */
     public ToolgateBuilder listener(ToolCallListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    /**
+     * Adds an approval notifier: it hears, off the call path, when a proposal or a paused run's step
+     * awaits a decision, and when it is decided or expires (see {@link ApprovalNotifier}). Several are
+     * allowed; notifiers listed in {@code META-INF/services/dev.toolgate.notice.ApprovalNotifier} are
+     * added too unless component discovery is off.
+     */
+    public ToolgateBuilder notifier(ApprovalNotifier notifier) {
+        notifiers.add(Objects.requireNonNull(notifier, "notifier"));
+        return this;
+    }
+
+    /**
+     * How many approval notices may wait for one notifier before new ones are dropped (logged and
+     * reported to {@link ApprovalNotifier#dropped}); default 1,000.
+     */
+    public ToolgateBuilder noticeQueueCapacity(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("noticeQueueCapacity must be at least 1, got " + capacity);
+        }
+        this.noticeQueueCapacity = capacity;
         return this;
     }
 
@@ -352,13 +378,18 @@ public final class ToolgateBuilder {
         if (discoverComponents) {
             allListeners.addAll(discovery.all(ToolCallListener.class));
         }
+        List<ApprovalNotifier> allNotifiers = new ArrayList<>(notifiers);
+        if (discoverComponents) {
+            allNotifiers.addAll(discovery.all(ApprovalNotifier.class));
+        }
         boolean ownsStore = store == null;
         ToolgateStore opened = store != null ? store : openStore(discovery);
         ToolgateStore storage = PolicyCache.around(opened, policyCacheTtl);
         SourceCatalog catalog = null;
         try {
             catalog = SourceCatalog.start(allSources, vault, tools, sourceSettings);
-            EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper);
+            EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper,
+                    allNotifiers, noticeQueueCapacity);
             ProposeApplyEngine.Factory factory = engineFactory != null ? engineFactory
                     : discovered(discovery, ProposeApplyEngine.Factory.class).map(f -> {
                         LOG.warn("The standard Toolgate engine is replaced by {} found on the classpath", f.getClass().getName());

@@ -187,7 +187,7 @@ final class Applies {
         JsonTruncator.Truncation safe = steps.hygiene.result(output.json());
         steps.calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null,
                 Steps.millisSince(toolStart)));
-        steps.events.publish(record, CallStatus.APPLIED, actor, start);
+        steps.events.publish(record, CallStatus.APPLIED, actor, start, !automatic);
         List<FieldChange> diff = record.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(record.diffJson()));
         return new Applied(record.id(), record.toolName(), record.summary(), safe.value(), diff, actor, automatic,
                 record.supersedes(), steps.hygiene.content(output.content()));

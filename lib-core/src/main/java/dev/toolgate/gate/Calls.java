@@ -47,8 +47,8 @@ final class Calls {
             case DENY -> deny(context, call, step, start);
             case RUN -> execute(context, call, step, start);
             case PROPOSE_AND_WAIT -> propose(context, call, Steps.newId(), null, step, start);
-            case PROPOSE_AND_APPLY ->
-                    applyAutomatically(context, call, propose(context, call, Steps.newId(), null, step, start), start);
+            case PROPOSE_AND_APPLY -> applyAutomatically(context, call,
+                    propose(context, call, Steps.newId(), null, step, start, false), start);
         };
     }
 
@@ -140,8 +140,14 @@ final class Calls {
      * as {@code step} of a run if set.
      */
     Proposal propose(CallContext context, Prepared call, String id, String supersedes, StepRef step, long start) {
+        return propose(context, call, id, supersedes, step, start, true);
+    }
+
+    /** As above; {@code awaits} false for a proposal policy applies at once (no approval notice). */
+    private Proposal propose(CallContext context, Prepared call, String id, String supersedes, StepRef step, long start,
+                             boolean awaits) {
         requirePendingRoom(context);
-        return record(context, call, preview(context, call, id, step, start), supersedes, start);
+        return record(context, call, preview(context, call, id, step, start), supersedes, start, awaits);
     }
 
     /** A dry-run done, its proposal not yet recorded. */
@@ -176,6 +182,11 @@ final class Calls {
 
     /** Records a previewed proposal as pending, with its token. */
     Proposal record(CallContext context, Prepared call, Previewed previewed, String supersedes, long start) {
+        return record(context, call, previewed, supersedes, start, true);
+    }
+
+    private Proposal record(CallContext context, Prepared call, Previewed previewed, String supersedes, long start,
+                            boolean awaits) {
         CallRecord.Builder proposal = previewed.proposal().supersedes(supersedes);
         DryRunResult preview = previewed.preview();
         long toolStart = previewed.toolStart();
@@ -195,7 +206,7 @@ final class Calls {
             throw pendingLimit(context.sessionId());
         }
         CallRecord record = proposed.record();
-        steps.events.publish(record, CallStatus.PROPOSED, record.principal(), start);
+        steps.events.publish(record, CallStatus.PROPOSED, record.principal(), start, awaits);
         rememberSuccess(context, call);
         return new Proposal(record.id(), record.toolName(), record.effect(), token.value(), summary, preview.payload(),
                 diff, record.expiresAt(), call.mode());

@@ -58,6 +58,7 @@ final class Steps implements AutoCloseable {
     final PolicyStore policies;
     final GateSettings settings;
     final Events events;
+    final Notices notices;
     final Hygiene hygiene;
     final Approvers approvers;
     final ToolRunner runner = new ToolRunner();
@@ -69,7 +70,8 @@ final class Steps implements AutoCloseable {
         this.calls = context.store().calls();
         this.policies = context.store().policies();
         this.settings = context.settings();
-        this.events = new Events(context.listeners());
+        this.notices = new Notices(context.notifiers(), context.noticeQueueCapacity());
+        this.events = new Events(context.listeners(), notices);
         this.hygiene = new Hygiene(settings.redactor(), settings.resultLimitBytes());
         this.approvers = new Approvers(resolver, settings.approverRule());
     }
@@ -296,6 +298,10 @@ final class Steps implements AutoCloseable {
 
     @Override
     public void close() {
-        runner.close();
+        try {
+            runner.close();
+        } finally {
+            notices.close();
+        }
     }
 }

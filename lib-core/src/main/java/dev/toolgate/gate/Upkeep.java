@@ -1,5 +1,6 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.spi.CallStore.Purge;
@@ -35,12 +36,41 @@ final class Upkeep {
     }
 
     SweepResult sweep() {
+        List<CallRecord> due = steps.notices.active() ? dueProposals() : List.of();
         int expired = steps.calls.expireDue();
         if (expired > 0) {
             LOG.debug("Expired {} proposal(s)", expired);
+            noticeExpired(due);
         }
         int interrupted = interruptOverdue();
         return new SweepResult(expired, interrupted, purgeByRetention());
+    }
+
+    /**
+     * Proposals still marked proposed whose expiry passed (the newest {@link CallQuery#MAX_LIMIT} proposed
+     * ones are looked at), read before they are marked expired so their notices can be sent.
+     */
+    private List<CallRecord> dueProposals() {
+        try {
+            Instant now = steps.calls.now();
+            return steps.calls.query(CallQuery.latest(CallQuery.MAX_LIMIT).status(CallStatus.PROPOSED)).stream()
+                    .filter(r -> r.tokenDigest() != null && !r.pendingAt(now)).toList();
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot read the proposals due to expire; their expiry notices are skipped", e);
+            return List.of();
+        }
+    }
+
+    /** An expiry notice for each due proposal that is now marked expired. */
+    private void noticeExpired(List<CallRecord> due) {
+        for (CallRecord candidate : due) {
+            try {
+                steps.calls.find(candidate.id()).filter(r -> r.status() == CallStatus.EXPIRED)
+                        .ifPresent(r -> steps.notices.offer(r, CallStatus.EXPIRED, null));
+            } catch (RuntimeException e) {
+                LOG.warn("Cannot read expired proposal {}; its expiry notice is skipped", candidate.id(), e);
+            }
+        }
     }
 
     /** A few batches of each kind the retention no longer keeps, at most every {@link #PURGE_EVERY}. */
