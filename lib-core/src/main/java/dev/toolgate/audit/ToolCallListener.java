@@ -2,7 +2,7 @@ package dev.toolgate.audit;
 
 /**
  * Receives an event for every call outcome (executed, proposed, applied, failed, invalid, denied,
- * rejected, expired). Events carry metadata only; see {@link ToolCallEvent}.
+ * rejected, interrupted, superseded), and for budget refusals. Events carry metadata only; see {@link ToolCallEvent}.
  *
  * <p>Listeners run synchronously on the calling thread after the outcome is stored, so keep them
  * fast or hand off. An exception from a listener is logged and never breaks the call. Register one
@@ -13,4 +13,11 @@ public interface ToolCallListener {
 
     /** Called once per outcome. */
     void onCall(ToolCallEvent event);
+
+    /**
+     * Called when the budget refuses a call, or the apply or approval of a proposal, before any tool
+     * code runs; nothing is recorded in the audit trail then. Does nothing by default.
+     */
+    default void onBudgetRefused(BudgetRefusal refusal) {
+    }
 }
