@@ -37,9 +37,9 @@ final class StoreGauges {
 
     void register(MeterRegistry meters) {
         Gauge.builder(ToolgateObservability.PENDING_PROPOSALS, this, StoreGauges::pending)
-                .description("Proposals waiting for a decision (cached)").register(meters);
+                .description("Proposals waiting for a decision (cached)").strongReference(true).register(meters);
         Gauge.builder(ToolgateObservability.PAUSED_RUNS, this, StoreGauges::paused)
-                .description("Durable runs paused on a step that needs consent (cached)").register(meters);
+                .description("Durable runs paused on a step that needs consent (cached)").strongReference(true).register(meters);
     }
 
     synchronized double pending() {

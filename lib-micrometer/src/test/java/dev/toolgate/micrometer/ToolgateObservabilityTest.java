@@ -346,6 +346,7 @@ class ToolgateObservabilityTest {
         gate.call(userCtx, "notes.write", args(ARG + "-2"));
         assertThat(meters.find(ToolgateObservability.PENDING_PROPOSALS).gauge().value()).as("cached").isZero();
         clock.advance(ToolgateObservability.GAUGE_CACHE);
+        System.gc(); // the registry holds the gauges' state strongly: nothing else refers to it
         assertThat(meters.find(ToolgateObservability.PENDING_PROPOSALS).gauge().value()).isEqualTo(2);
         assertThat(meters.find(ToolgateObservability.PAUSED_RUNS).gauge().value()).isZero();
         clock.advance(gate.settings().interactiveTtl().plus(ToolgateObservability.GAUGE_CACHE));
