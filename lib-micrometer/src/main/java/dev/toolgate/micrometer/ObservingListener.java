@@ -58,6 +58,7 @@ final class ObservingListener implements ToolCallListener {
     private static void log(ToolCallContext c) {
         Level level = switch (c.status()) {
             case "failed", "interrupted", ToolCallContext.OVER_BUDGET -> Level.WARN;
+            case "executed" -> Level.DEBUG; // the bulk of calls (reads): on when the logger is set to DEBUG
             default -> Level.INFO;
         };
         if (!CALLS.isEnabledForLevel(level)) {

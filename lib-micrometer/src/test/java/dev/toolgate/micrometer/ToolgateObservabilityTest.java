@@ -403,6 +403,27 @@ class ToolgateObservabilityTest {
         }
     }
 
+    @Test
+    void eachOutcomeIsOneStructuredLogEventWithoutArguments() throws Exception {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        Proposal proposal;
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            proposal = (Proposal) gate.call(userCtx, "notes.write", args(ARG));
+            assertThatThrownBy(() -> gate.apply(userCtx, "not-a-token-" + ARG)).isInstanceOf(RuntimeException.class);
+        } finally {
+            System.setErr(err);
+        }
+        List<String> lines = captured.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains("dev.toolgate.calls")).toList();
+        assertThat(lines).as("one event for the proposal; none for a refused token (no outcome)").singleElement()
+                .satisfies(line -> assertThat(line).contains("call=" + proposal.callId()).contains("session=" + SESSION)
+                        .contains("tenant=" + TENANT).contains("tool=notes.write").contains("mode=require_approval")
+                        .contains("mode_source=inferred_default").contains("status=proposed").contains("duration_ms=")
+                        .doesNotContain(ARG).doesNotContain(USER_ID).doesNotContain(proposal.token()));
+    }
+
     /** No principal, session, tenant or argument value in any meter tag or span attribute. */
     private void assertNothingSensitive() {
         List<String> values = new ArrayList<>();
