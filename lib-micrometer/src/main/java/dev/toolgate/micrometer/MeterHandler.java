@@ -8,6 +8,8 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
  * Records Toolgate's meters from a {@link ToolCallContext}, with the duration Toolgate measured (the
@@ -28,17 +30,28 @@ final class MeterHandler implements ObservationHandler<ToolCallContext> {
         return context instanceof ToolCallContext;
     }
 
+    /** The tags of one outcome's counter and duration timer. */
+    private record Key(String tool, String effect, String mode, String source, String status, String transport) {
+    }
+
+    /** The meters of one {@link Key}, built once. */
+    private record Outcome(Counter calls, Timer duration) {
+    }
+
+    private final ConcurrentMap<Key, Outcome> outcomes = new ConcurrentHashMap<>();
+
     @Override
     public void onStop(ToolCallContext c) {
         String effect = c.effect().wireName();
-        Tags tags = Tags.of(ToolgateObservability.TAG_TOOL, c.toolName(), ToolgateObservability.TAG_EFFECT, effect,
-                ToolgateObservability.TAG_MODE, ToolCallContext.modeTag(c.mode()),
-                ToolgateObservability.TAG_MODE_SOURCE, ToolCallContext.sourceTag(c.modeSource()),
-                ToolgateObservability.TAG_STATUS, c.status(), ToolgateObservability.TAG_TRANSPORT, c.transport());
-        Counter.builder(ToolgateObservability.CALLS).description("Governed tool call outcomes")
-                .tags(tags).register(meters).increment();
-        Timer.builder(ToolgateObservability.CALL_DURATION).description("Time the gate spent on a call outcome")
-                .tags(tags).publishPercentileHistogram().register(meters).record(c.duration());
+        Key key = new Key(c.toolName(), effect, ToolCallContext.modeTag(c.mode()), ToolCallContext.sourceTag(c.modeSource()),
+                c.status(), c.transport());
+        Outcome outcome = outcomes.computeIfAbsent(key, this::register);
+        outcome.calls().increment();
+        outcome.duration().record(c.duration());
+        if (c.proposedAt() == null && !c.status().equals(ToolCallContext.OVER_BUDGET) && !c.status().equals("interrupted")
+                && !c.status().equals("expired")) {
+            return;
+        }
         Tags tool = Tags.of(ToolgateObservability.TAG_TOOL, c.toolName(), ToolgateObservability.TAG_EFFECT, effect);
         if (c.proposedAt() != null) {
             Duration waited = Duration.between(c.proposedAt(), clock.instant());
@@ -61,5 +74,16 @@ final class MeterHandler implements ObservationHandler<ToolCallContext> {
             default -> {
             }
         }
+    }
+
+    private Outcome register(Key key) {
+        Tags tags = Tags.of(ToolgateObservability.TAG_TOOL, key.tool(), ToolgateObservability.TAG_EFFECT, key.effect(),
+                ToolgateObservability.TAG_MODE, key.mode(), ToolgateObservability.TAG_MODE_SOURCE, key.source(),
+                ToolgateObservability.TAG_STATUS, key.status(), ToolgateObservability.TAG_TRANSPORT, key.transport());
+        return new Outcome(
+                Counter.builder(ToolgateObservability.CALLS).description("Governed tool call outcomes")
+                        .tags(tags).register(meters),
+                Timer.builder(ToolgateObservability.CALL_DURATION).description("Time the gate spent on a call outcome")
+                        .tags(tags).publishPercentileHistogram().register(meters));
     }
 }

@@ -3,6 +3,7 @@ package dev.toolgate.micrometer;
 import dev.toolgate.audit.BudgetRefusal;
 import dev.toolgate.audit.ToolCallEvent;
 import dev.toolgate.audit.ToolCallListener;
+import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
@@ -39,12 +40,13 @@ final class ObservingListener implements ToolCallListener {
         if (!registry.isNoop()) {
             Observation observation = Observation.createNotStarted(ToolgateObservability.OBSERVATION, () -> context, registry)
                     .contextualName("execute_tool " + context.toolName())
-                    .lowCardinalityKeyValue(ToolgateObservability.TAG_TOOL, context.toolName())
-                    .lowCardinalityKeyValue(ToolgateObservability.TAG_EFFECT, context.effect().wireName())
-                    .lowCardinalityKeyValue(ToolgateObservability.TAG_MODE, ToolCallContext.modeTag(context.mode()))
-                    .lowCardinalityKeyValue(ToolgateObservability.TAG_MODE_SOURCE, ToolCallContext.sourceTag(context.modeSource()))
-                    .lowCardinalityKeyValue(ToolgateObservability.TAG_STATUS, context.status())
-                    .lowCardinalityKeyValue(ToolgateObservability.TAG_TRANSPORT, context.transport());
+                    .lowCardinalityKeyValues(KeyValues.of(
+                            ToolgateObservability.TAG_TOOL, context.toolName(),
+                            ToolgateObservability.TAG_EFFECT, context.effect().wireName(),
+                            ToolgateObservability.TAG_MODE, ToolCallContext.modeTag(context.mode()),
+                            ToolgateObservability.TAG_MODE_SOURCE, ToolCallContext.sourceTag(context.modeSource()),
+                            ToolgateObservability.TAG_STATUS, context.status(),
+                            ToolgateObservability.TAG_TRANSPORT, context.transport()));
             if (context.callId() != null) {
                 observation.highCardinalityKeyValue("gen_ai.tool.call.id", context.callId());
             }
