@@ -5,6 +5,7 @@ import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.audit.ExecutionQuery;
 import dev.toolgate.audit.ExecutionStatus;
+import dev.toolgate.gate.CallContext;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -23,14 +24,17 @@ final class StoreGauges {
     private static final Logger LOG = LoggerFactory.getLogger(StoreGauges.class);
 
     private final Toolgate toolgate;
+    private final CallContext driftView;
     private final Clock clock;
     private final Duration cacheFor;
     private Instant readAt;
     private double pending = Double.NaN;
     private double paused = Double.NaN;
+    private double drifted = Double.NaN;
 
-    StoreGauges(Toolgate toolgate, Clock clock, Duration cacheFor) {
+    StoreGauges(Toolgate toolgate, CallContext driftView, Clock clock, Duration cacheFor) {
         this.toolgate = toolgate;
+        this.driftView = driftView;
         this.clock = clock;
         this.cacheFor = cacheFor;
     }
@@ -40,6 +44,16 @@ final class StoreGauges {
                 .description("Proposals waiting for a decision (cached)").strongReference(true).register(meters);
         Gauge.builder(ToolgateObservability.PAUSED_RUNS, this, StoreGauges::paused)
                 .description("Durable runs paused on a step that needs consent (cached)").strongReference(true).register(meters);
+        if (driftView != null) {
+            Gauge.builder(ToolgateObservability.DRIFTED_TOOLS, this, StoreGauges::drifted)
+                    .description("Tools whose schema changed since operators reviewed it (cached)").strongReference(true)
+                    .register(meters);
+        }
+    }
+
+    synchronized double drifted() {
+        refresh();
+        return drifted;
     }
 
     synchronized double pending() {
@@ -64,6 +78,14 @@ final class StoreGauges {
         } catch (RuntimeException e) {
             LOG.warn("Could not count pending proposals for the gauge {}", ToolgateObservability.PENDING_PROPOSALS, e);
             pending = Double.NaN;
+        }
+        if (driftView != null) {
+            try {
+                drifted = toolgate.catalog(driftView).stream().filter(e -> e.mode().drifted()).count();
+            } catch (RuntimeException e) {
+                LOG.warn("Could not count drifted tools for the gauge {}", ToolgateObservability.DRIFTED_TOOLS, e);
+                drifted = Double.NaN;
+            }
         }
         try {
             paused = toolgate.executions().executions(ExecutionQuery.latest(ExecutionQuery.MAX_LIMIT)

@@ -2,6 +2,7 @@ package dev.toolgate.micrometer;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.ToolgateBuilder;
+import dev.toolgate.gate.CallContext;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
@@ -48,6 +49,9 @@ public final class ToolgateObservability {
     public static final String PENDING_PROPOSALS = "toolgate.proposals.pending";
     /** Gauge: durable runs paused on a step awaiting consent, all tenants (cached). */
     public static final String PAUSED_RUNS = "toolgate.runs.paused";
+
+    /** Gauge: tools whose schema drifted since their review, as one context sees them (cached; see {@link #bind(Toolgate, CallContext)}). */
+    public static final String DRIFTED_TOOLS = "toolgate.tools.drifted";
 
     /** Tag: the qualified tool name. */
     public static final String TAG_TOOL = "tool";
@@ -120,7 +124,24 @@ public final class ToolgateObservability {
     public Toolgate bind(Toolgate toolgate) {
         Objects.requireNonNull(toolgate, "toolgate");
         if (meters != null) {
-            new StoreGauges(toolgate, clock, GAUGE_CACHE).register(meters);
+            new StoreGauges(toolgate, null, clock, GAUGE_CACHE).register(meters);
+        }
+        return toolgate;
+    }
+
+    /**
+     * As {@link #bind(Toolgate)}, plus the gauge {@value #DRIFTED_TOOLS}: the tools whose schema changed
+     * since operators reviewed it, in the tenant (and automation) of {@code driftView}, among the tools its
+     * principal may see ({@link Toolgate#catalog}). Pass a context whose principal sees every tool, for
+     * example an operator's. Drift is per tenant; the gauge watches one.
+     *
+     * @return {@code toolgate}
+     */
+    public Toolgate bind(Toolgate toolgate, CallContext driftView) {
+        Objects.requireNonNull(toolgate, "toolgate");
+        Objects.requireNonNull(driftView, "driftView");
+        if (meters != null) {
+            new StoreGauges(toolgate, driftView, clock, GAUGE_CACHE).register(meters);
         }
         return toolgate;
     }

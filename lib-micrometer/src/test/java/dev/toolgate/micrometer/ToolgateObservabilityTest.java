@@ -354,6 +354,38 @@ class ToolgateObservabilityTest {
                 .isZero();
     }
 
+    record Lookup(String query) {
+    }
+
+    record LookupV2(String query, Integer limit) {
+    }
+
+    @Test
+    void theDriftGaugeCountsToolsWhoseSchemaChangedSinceTheirReview() {
+        SimpleMeterRegistry driftMeters = new SimpleMeterRegistry();
+        ToolgateBuilder builder = Toolgate.builder().store(new InMemoryStore(clock)).discoverComponents(false)
+                .discoverTools(false).sweepInterval(Duration.ZERO)
+                .tools("remote", Tool.builder("lookup", Lookup.class).description("Looks up").effect(Effect.READ)
+                        .dynamic(true).execute((in, ctx) -> "found").build());
+        ToolgateObservability observability = ToolgateObservability.install(builder, ObservationRegistry.create(),
+                driftMeters, null, clock);
+        try (Toolgate watched = observability.bind(builder.build(), operatorCtx)) {
+            watched.call(userCtx, "remote.lookup", "{\"query\":\"" + ARG + "\"}"); // the first call records the review
+            assertThat(driftMeters.find(ToolgateObservability.DRIFTED_TOOLS).gauge().value()).isZero();
+
+            watched.registry().unregisterPlugin("remote");
+            watched.registry().register(dev.toolgate.tool.ToolProvider.of("remote", Tool.builder("lookup", LookupV2.class)
+                    .description("Looks up").effect(Effect.READ).dynamic(true).execute((in, ctx) -> "found").build()));
+            assertThat(driftMeters.find(ToolgateObservability.DRIFTED_TOOLS).gauge().value()).as("cached").isZero();
+            clock.advance(ToolgateObservability.GAUGE_CACHE);
+            assertThat(driftMeters.find(ToolgateObservability.DRIFTED_TOOLS).gauge().value()).isEqualTo(1);
+
+            watched.confirmSchema(operatorCtx, "remote.lookup");
+            clock.advance(ToolgateObservability.GAUGE_CACHE);
+            assertThat(driftMeters.find(ToolgateObservability.DRIFTED_TOOLS).gauge().value()).isZero();
+        }
+    }
+
     @Test
     void withoutTracerOrMetersTheObservationStillReachesTheRegistrysHandlers() {
         ObservationRegistry registry = ObservationRegistry.create();
