@@ -15,8 +15,8 @@ import java.time.Instant;
  * carries the measured {@link #duration()}: Toolgate's own handlers (installed by
  * {@link ToolgateObservability}) use it for timers and back-date spans with it.
  *
- * <p>It holds metadata only (never arguments, payloads or results); the principal, tenant and session
- * are here for the structured log and are never turned into tags or span attributes.
+ * <p>It holds metadata only (never arguments, payloads, results or the principal); the tenant and
+ * session are here for the structured log and are never turned into tags or span attributes.
  */
 public final class ToolCallContext extends Observation.Context {
 
@@ -32,13 +32,11 @@ public final class ToolCallContext extends Observation.Context {
     private final String transport;
     private final Duration duration;
     private final Instant proposedAt;
-    private final String principal;
     private final String tenantId;
     private final String sessionId;
 
     private ToolCallContext(String callId, String toolName, Effect effect, String status, Mode mode, ModeSource modeSource,
-                            String transport, Duration duration, Instant proposedAt, String principal, String tenantId,
-                            String sessionId) {
+                            String transport, Duration duration, Instant proposedAt, String tenantId, String sessionId) {
         this.callId = callId;
         this.toolName = toolName;
         this.effect = effect;
@@ -48,19 +46,18 @@ public final class ToolCallContext extends Observation.Context {
         this.transport = transport;
         this.duration = duration;
         this.proposedAt = proposedAt;
-        this.principal = principal;
         this.tenantId = tenantId;
         this.sessionId = sessionId;
     }
 
     static ToolCallContext of(ToolCallEvent e) {
         return new ToolCallContext(e.callId(), e.toolName(), e.effect(), e.status().wireName(), e.mode(), e.modeSource(),
-                e.transport(), e.duration(), e.proposedAt(), e.principal().toString(), e.tenantId(), e.sessionId());
+                e.transport(), e.duration(), e.proposedAt(), e.tenantId(), e.sessionId());
     }
 
     static ToolCallContext of(BudgetRefusal r) {
         return new ToolCallContext(null, r.toolName(), r.effect(), OVER_BUDGET, r.mode(), r.modeSource(), r.transport(),
-                r.duration(), null, r.principal().toString(), r.tenantId(), r.sessionId());
+                r.duration(), null, r.tenantId(), r.sessionId());
     }
 
     /** The call id (the audit record's), or null for a budget refusal (nothing was recorded). */
@@ -106,10 +103,6 @@ public final class ToolCallContext extends Observation.Context {
     /** For the decision on a proposal that waited: when it was proposed; otherwise null. */
     public Instant proposedAt() {
         return proposedAt;
-    }
-
-    String principal() {
-        return principal;
     }
 
     String tenantId() {
