@@ -2,7 +2,9 @@ package dev.toolgate.audit;
 
 /**
  * Receives an event for every call outcome (executed, proposed, applied, failed, invalid, denied,
- * rejected, expired). Events carry metadata only; see {@link ToolCallEvent}.
+ * rejected, interrupted, superseded, and expired: the sweep reports the proposals it expires, decided by
+ * {@code service:toolgate}), and for budget refusals. Events carry metadata only; see {@link ToolCallEvent}.
+ * With several instances sweeping one store, an expiry may be reported by more than one of them.
  *
  * <p>Listeners run synchronously on the calling thread after the outcome is stored, so keep them
  * fast or hand off. An exception from a listener is logged and never breaks the call. Register one
@@ -13,4 +15,11 @@ public interface ToolCallListener {
 
     /** Called once per outcome. */
     void onCall(ToolCallEvent event);
+
+    /**
+     * Called when the budget refuses a call, or the apply or approval of a proposal, before any tool
+     * code runs; nothing is recorded in the audit trail then. Does nothing by default.
+     */
+    default void onBudgetRefused(BudgetRefusal refusal) {
+    }
 }

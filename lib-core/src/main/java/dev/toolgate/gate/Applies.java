@@ -36,8 +36,8 @@ final class Applies {
         Checked checked = checkToken(context, token);
         CallRecord record = checked.record();
         JsonNode payload = storedPayload(steps, record, checked.tool(), context);
-        ClaimResult claim = steps.calls.claim(record.id(), new Claim(PrincipalRef.of(context.principal()), null, null,
-                steps.outcomeWithin(checked.tool())), steps.charge(context.principal()));
+        ClaimResult claim = steps.claimCharged(record, new Claim(PrincipalRef.of(context.principal()), null, null,
+                steps.outcomeWithin(checked.tool())), context, start);
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
         }
@@ -61,8 +61,8 @@ final class Applies {
         JsonNode payload = storedPayload(steps, record, tool, approver);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
         PrincipalRef decider = actor.equals(record.principal()) ? null : actor;
-        ClaimResult claim = steps.calls.claim(record.id(), new Claim(actor, decider, null, steps.outcomeWithin(tool)),
-                steps.charge(approver.principal()));
+        ClaimResult claim = steps.claimCharged(record, new Claim(actor, decider, null, steps.outcomeWithin(tool)),
+                approver, start);
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
         }
@@ -182,12 +182,12 @@ final class Applies {
         try {
             output = steps.runner.run(() -> tool.run(payload, toolContext), steps.timeout(tool));
         } catch (Throwable e) {
-            throw steps.failApplied(record, e, actor, toolStart, start);
+            throw steps.failApplied(record, e, actor, toolStart, start, automatic ? null : record.createdAt());
         }
         JsonTruncator.Truncation safe = steps.hygiene.result(output.json());
         steps.calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null,
                 Steps.millisSince(toolStart)));
-        steps.events.publish(record, CallStatus.APPLIED, actor, start, !automatic);
+        steps.events.publishDecision(record, CallStatus.APPLIED, actor, start, automatic ? null : record.createdAt());
         List<FieldChange> diff = record.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(record.diffJson()));
         return new Applied(record.id(), record.toolName(), record.summary(), safe.value(), diff, actor, automatic,
                 record.supersedes(), steps.hygiene.content(output.content()));

@@ -3,6 +3,7 @@ package dev.toolgate.gate;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.gate.Steps.Prepared;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.FieldDiff;
@@ -101,13 +102,21 @@ final class Calls {
     }
 
     /** The record of a call before its outcome, with the step of a run it is, if any. */
-    private CallRecord.Builder draft(CallContext context, Prepared call, String id, StepRef step) {
-        CallRecord.Builder draft = steps.draft(context, call, id, steps.admit(context.principal()));
+    private CallRecord.Builder draft(CallContext context, Prepared call, String id, StepRef step, long start) {
+        java.time.Instant admitted;
+        try {
+            admitted = steps.admit(context.principal());
+        } catch (BudgetExceededException e) {
+            steps.events.refused(call.tool().name(), call.tool().effect(), context, call.mode().mode(), call.mode().source(),
+                    start);
+            throw e;
+        }
+        CallRecord.Builder draft = steps.draft(context, call, id, admitted);
         return step == null ? draft : draft.executionId(step.executionId()).stepSeq(step.seq());
     }
 
     Denied deny(CallContext context, Prepared call, StepRef step, long start) {
-        CallRecord record = steps.calls.record(draft(context, call, Steps.newId(), step)
+        CallRecord record = steps.calls.record(draft(context, call, Steps.newId(), step, start)
                 .status(CallStatus.DENIED).decisionReason("policy").build());
         steps.events.publish(record, CallStatus.DENIED, record.principal(), start);
         return new Denied(record.id(), record.toolName(), "policy", call.mode());
@@ -115,7 +124,7 @@ final class Calls {
 
     private Executed execute(CallContext context, Prepared call, StepRef step, long start) {
         String id = Steps.newId();
-        CallRecord.Builder draft = draft(context, call, id, step);
+        CallRecord.Builder draft = draft(context, call, id, step, start);
         ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.EXECUTE);
         long toolStart = System.nanoTime();
         RegisteredTool.Output output;
@@ -166,7 +175,7 @@ final class Calls {
      * failures are recorded as their own rows and thrown; nothing else is recorded.
      */
     Previewed preview(CallContext context, Prepared call, String id, StepRef step, long start) {
-        CallRecord.Builder proposal = draft(context, call, id, step);
+        CallRecord.Builder proposal = draft(context, call, id, step, start);
         ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.DRY_RUN);
         long toolStart = System.nanoTime();
         DryRunResult preview;

@@ -59,8 +59,8 @@ final class Inbox {
         steps.requireDistinctDecider(record, approver.principal(), "approving it");
         JsonNode payload = Applies.storedPayload(steps, record, tool, approver);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
-        ClaimResult claim = steps.calls.claim(record.id(), new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
-                steps.charge(approver.principal()));
+        ClaimResult claim = steps.claimCharged(record, new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
+                approver, start);
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             return claim.record() == null ? notPending(record) : notPending(claim.record());
         }
@@ -79,7 +79,7 @@ final class Inbox {
         if (!steps.calls.close(record.id(), new Closure(CallStatus.REJECTED, actor, reason, null))) {
             return notPending(steps.calls.find(record.id()).orElse(record));
         }
-        steps.events.publish(record, CallStatus.REJECTED, actor, start);
+        steps.events.publishDecision(record, CallStatus.REJECTED, actor, start, record.createdAt());
         return new InboxResult.Rejected(record.id(), reason);
     }
 
@@ -96,7 +96,7 @@ final class Inbox {
         if (!steps.calls.close(record.id(), new Closure(CallStatus.REJECTED, who, safeReason, null))) {
             return false;
         }
-        steps.events.publish(record, CallStatus.REJECTED, who, start);
+        steps.events.publishDecision(record, CallStatus.REJECTED, who, start, record.createdAt());
         return true;
     }
 
@@ -120,7 +120,7 @@ final class Inbox {
         if (!steps.calls.close(record.id(), new Closure(CallStatus.SUPERSEDED, actor, "edited by operator", replacementId))) {
             return notPending(steps.calls.find(record.id()).orElse(record));
         }
-        steps.events.publish(record, CallStatus.SUPERSEDED, actor, start);
+        steps.events.publishDecision(record, CallStatus.SUPERSEDED, actor, start, record.createdAt());
         CallResult replacement = previewed == null
                 ? calls.deny(editor, call, null, start)
                 : calls.record(editor, call, previewed, record.id(), start);

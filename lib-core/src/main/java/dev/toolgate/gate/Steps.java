@@ -8,6 +8,7 @@ import dev.toolgate.access.Resolver;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.budget.BudgetCharge;
+import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.BudgetLimit;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.json.CanonicalJson;
@@ -179,6 +180,19 @@ final class Steps implements AutoCloseable {
         return charge == null ? null : calls.admit(charge);
     }
 
+    /**
+     * Claims a proposal for {@code decider}, charging the decider's budget; a budget refusal is told to
+     * the listeners before it propagates.
+     */
+    CallStore.ClaimResult claimCharged(CallRecord record, CallStore.Claim claim, CallContext decider, long start) {
+        try {
+            return calls.claim(record.id(), claim, charge(decider.principal()));
+        } catch (BudgetExceededException e) {
+            events.refused(record.toolName(), record.effect(), decider, record.mode(), record.modeSource(), start);
+            throw e;
+        }
+    }
+
     /** What one call of {@code principal} costs, or null when its budget is unlimited. */
     BudgetCharge charge(Principal principal) {
         BudgetLimit limit = budget.limitFor(principal);
@@ -214,31 +228,33 @@ final class Steps implements AutoCloseable {
         } catch (RuntimeException | Error recording) {
             throw unrecorded(e, recording);
         }
-        return failed(record, e, message, record.principal(), start);
+        return failed(record, e, message, record.principal(), start, null);
     }
 
     /**
      * Records the failure of a claimed proposal's execution, then returns the exception to throw; an
      * {@link Error} is recorded and then rethrown as it is.
      */
-    ToolExecutionException failApplied(CallRecord record, Throwable e, PrincipalRef actor, long toolStart, long start) {
+    ToolExecutionException failApplied(CallRecord record, Throwable e, PrincipalRef actor, long toolStart, long start,
+                                       Instant proposedAt) {
         String message = failureMessage(record.toolName(), e);
         try {
             calls.complete(record.id(), new CallStore.Completion(CallStatus.FAILED, null, message, millisSince(toolStart)));
         } catch (RuntimeException | Error recording) {
             throw unrecorded(e, recording);
         }
-        return failed(record, e, message, actor, start);
+        return failed(record, e, message, actor, start, proposedAt);
     }
 
     String failureMessage(String toolName, Throwable e) {
         return e instanceof ToolRunner.Timeout ? toolName + " " + e.getMessage() : hygiene.error(e);
     }
 
-    private ToolExecutionException failed(CallRecord record, Throwable e, String message, PrincipalRef actor, long start) {
+    private ToolExecutionException failed(CallRecord record, Throwable e, String message, PrincipalRef actor, long start,
+                                          Instant proposedAt) {
         LOG.warn("Tool {} failed (call {}): {}", record.toolName(), record.id(), message);
         LOG.debug("Failure of call {}", record.id(), e);
-        events.publish(record, CallStatus.FAILED, actor, start);
+        events.publishDecision(record, CallStatus.FAILED, actor, start, proposedAt);
         if (e instanceof Error error) {
             throw error;
         }

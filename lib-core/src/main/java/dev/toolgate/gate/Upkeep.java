@@ -36,11 +36,12 @@ final class Upkeep {
     }
 
     SweepResult sweep() {
-        List<CallRecord> due = steps.notices.active() ? dueProposals() : List.of();
+        long start = System.nanoTime();
+        List<CallRecord> due = steps.events.active() ? dueProposals() : List.of();
         int expired = steps.calls.expireDue();
         if (expired > 0) {
             LOG.debug("Expired {} proposal(s)", expired);
-            noticeExpired(due);
+            publishExpired(due, start);
         }
         int interrupted = interruptOverdue();
         return new SweepResult(expired, interrupted, purgeByRetention());
@@ -48,7 +49,7 @@ final class Upkeep {
 
     /**
      * Proposals still marked proposed whose expiry passed (the newest {@link CallQuery#MAX_LIMIT} proposed
-     * ones are looked at), read before they are marked expired so their notices can be sent.
+     * ones are looked at), read before they are marked expired so their notices and listener events can be sent.
      */
     private List<CallRecord> dueProposals() {
         try {
@@ -61,12 +62,12 @@ final class Upkeep {
         }
     }
 
-    /** An expiry notice for each due proposal that is now marked expired. */
-    private void noticeExpired(List<CallRecord> due) {
+    /** An expiry notice and listener event for each due proposal that is now marked expired. */
+    private void publishExpired(List<CallRecord> due, long start) {
         for (CallRecord candidate : due) {
             try {
                 steps.calls.find(candidate.id()).filter(r -> r.status() == CallStatus.EXPIRED)
-                        .ifPresent(r -> steps.notices.offer(r, CallStatus.EXPIRED, null));
+                        .ifPresent(r -> steps.events.publishExpired(r, start));
             } catch (RuntimeException e) {
                 LOG.warn("Cannot read expired proposal {}; its expiry notice is skipped", candidate.id(), e);
             }

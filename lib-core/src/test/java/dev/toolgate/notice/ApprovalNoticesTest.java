@@ -103,7 +103,9 @@ class ApprovalNoticesTest {
     void anExpiredProposalIsNoticedByTheSweep() throws Exception {
         Fixture fixture = new Fixture();
         Fixture.Recording notifier = new Fixture.Recording();
-        try (Toolgate gate = fixture.builder().notifier(notifier).proposalTtl(Duration.ofMinutes(5)).build()) {
+        java.util.List<dev.toolgate.audit.ToolCallEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Toolgate gate = fixture.builder().notifier(notifier).listener(events::add)
+                .proposalTtl(Duration.ofMinutes(5)).build()) {
             Proposal proposal = (Proposal) gate.call(user(), "t.touch", args("late"));
             Proposal kept = (Proposal) gate.call(user(), "t.touch", args("kept"));
             assertThat(notifier.next(2)).extracting(ApprovalNotice::kind).containsOnly(NoticeKind.AWAITING_DECISION);
@@ -114,6 +116,12 @@ class ApprovalNoticesTest {
             assertThat(expired).extracting(ApprovalNotice::kind).containsOnly(NoticeKind.EXPIRED);
             assertThat(expired).extracting(ApprovalNotice::callId).containsExactlyInAnyOrder(proposal.callId(), kept.callId());
             assertThat(expired.get(0).decidedBy()).isNull();
+            assertThat(events).filteredOn(e -> e.status() == dev.toolgate.audit.CallStatus.EXPIRED)
+                    .as("listeners hear each expiry once, with the time it was proposed")
+                    .extracting(dev.toolgate.audit.ToolCallEvent::callId)
+                    .containsExactlyInAnyOrder(proposal.callId(), kept.callId());
+            assertThat(events).filteredOn(e -> e.status() == dev.toolgate.audit.CallStatus.EXPIRED)
+                    .allSatisfy(e -> assertThat(e.proposedAt()).isNotNull());
             assertThat(gate.sweep().expired()).isZero();
             gate.call(user(), "t.touch", args("after"));
             assertThat(notifier.next().kind()).isEqualTo(NoticeKind.AWAITING_DECISION); // no second expiry notice

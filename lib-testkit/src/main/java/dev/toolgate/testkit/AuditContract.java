@@ -87,8 +87,10 @@ public interface AuditContract extends ContractCase {
             assertThat(e.principal().key()).isEqualTo("user:writer");
             assertThat(e.toString()).doesNotContain(MARKER).doesNotContain("added n1").doesNotContain(proposal.token());
         });
+        // metadata only: adding a component here needs a reason it cannot carry contents
         assertThat(ToolCallEvent.class.getRecordComponents()).extracting(c -> c.getName())
-                .containsExactly("callId", "toolName", "effect", "status", "principal", "tenantId", "transport", "duration");
+                .containsExactly("callId", "toolName", "effect", "status", "principal", "tenantId", "transport", "duration",
+                        "sessionId", "mode", "modeSource", "proposedAt");
         assertThat(fx().notes.snapshot()).containsKey("n1");
     }
 }

@@ -1,6 +1,13 @@
 package dev.toolgate.examples;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
+import dev.toolgate.micrometer.ToolgateObservability;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import dev.toolgate.codemode.Codemode;
 import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Principal;
@@ -63,12 +70,46 @@ public final class DemoHost {
     /** Runs the demo, printing to {@code out}. */
     public static void run(String[] args, PrintStream out) {
         // the status page API the OpenAPI source calls: started first, stopped after the gate is closed
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (StatusPageApi statusPage = StatusPageApi.start();
-             Toolgate gate = SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args), statusPage).build()) {
+             Toolgate gate = observed(SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args), statusPage),
+                     meters)) {
             gate.registry().register(Codemode.tools(gate)); // its program was found through ServiceLoader
             GroundingTour.register(gate);
-            new DemoHost(out, gate, statusPage).tour();
+            DemoHost demo = new DemoHost(out, gate, statusPage);
+            demo.tour();
+            demo.metrics(meters);
         }
+    }
+
+    /** Builds the gate with metrics (toolgate-micrometer) on {@code meters}. */
+    private static Toolgate observed(ToolgateBuilder builder, SimpleMeterRegistry meters) {
+        return ToolgateObservability.install(builder, ObservationRegistry.create(), meters).bind(builder.build());
+    }
+
+    private void metrics(MeterRegistry meters) {
+        heading("12. The metrics of this walkthrough (toolgate-micrometer; Prometheus, OTLP ... read the same meters)");
+        java.util.Map<String, Double> calls = new java.util.TreeMap<>();
+        for (Counter counter : meters.find(ToolgateObservability.CALLS).counters()) {
+            String key = String.format("%-40s %-12s %-17s %s", counter.getId().getTag("tool"), counter.getId().getTag("status"),
+                    counter.getId().getTag("mode"), counter.getId().getTag("mode.source"));
+            calls.merge(key, counter.count(), Double::sum);
+        }
+        out.printf("%s (tool, status, mode, mode source):%n", ToolgateObservability.CALLS);
+        calls.forEach((key, count) -> out.printf("  %s %3.0f%n", key, count));
+        long timed = 0;
+        double slowest = 0;
+        for (Timer timer : meters.find(ToolgateObservability.CALL_DURATION).timers()) {
+            timed += timer.count();
+            slowest = Math.max(slowest, timer.max(java.util.concurrent.TimeUnit.MILLISECONDS));
+        }
+        out.printf("%s: %d outcomes timed, the slowest %.0f ms%n", ToolgateObservability.CALL_DURATION, timed, slowest);
+        long decisions = meters.find(ToolgateObservability.APPROVAL_LATENCY).timers().stream().mapToLong(Timer::count).sum();
+        out.printf("%s: %d decisions on proposals that waited%n", ToolgateObservability.APPROVAL_LATENCY, decisions);
+        out.printf("%s now: %.0f%n", ToolgateObservability.PENDING_PROPOSALS,
+                meters.find(ToolgateObservability.PENDING_PROPOSALS).gauge().value());
+        out.printf("%s now: %.0f%n", ToolgateObservability.PAUSED_RUNS,
+                meters.find(ToolgateObservability.PAUSED_RUNS).gauge().value());
     }
 
     private CallContext as(Principal principal) {

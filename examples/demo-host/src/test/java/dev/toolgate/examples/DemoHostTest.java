@@ -64,6 +64,23 @@ class DemoHostTest {
                 .doesNotContain("Exception")
                 .doesNotContain("ERROR");
         theStatusPageApiIsAnOpenApiSourceWhoseWritesWaitForConsent(out);
+        theMetricsOfTheWalkthroughArePrinted(out);
+    }
+
+    /** Part of the one run above: toolgate-micrometer's meters after the walkthrough. */
+    private static void theMetricsOfTheWalkthroughArePrinted(String out) {
+        String metrics = out.substring(out.indexOf("== 12. The metrics of this walkthrough"));
+        assertThat(metrics)
+                .contains("toolgate.calls (tool, status, mode, mode source):")
+                .containsPattern("incident\\.create +proposed +require_approval +inferred_default +\\d+")
+                .containsPattern("incident\\.delete +rejected +require_approval +inferred_default +1")
+                .containsPattern("incident\\.update +applied +allow +tenant_default +\\d+")
+                .containsPattern("incident\\.list +executed +allow +inferred_default +\\d+")
+                .containsPattern("toolgate\\.call\\.duration: \\d+ outcomes timed")
+                .containsPattern("toolgate\\.approval\\.latency: [1-9]\\d* decisions on proposals that waited")
+                .containsPattern("toolgate\\.proposals\\.pending now: \\d+\n")
+                .containsPattern("toolgate\\.runs\\.paused now: \\d+\n")
+                .doesNotContain("alice").doesNotContain("carol");
     }
 
     /** Part of the one run above: the demo plugin's data is shared, so the demo runs once per JVM. */

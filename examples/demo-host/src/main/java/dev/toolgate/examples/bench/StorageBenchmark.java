@@ -1,6 +1,11 @@
 package dev.toolgate.examples.bench;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.ToolgateBuilder;
+import dev.toolgate.micrometer.ToolgateObservability;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
@@ -38,7 +43,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       admission plus the same raw audit INSERT, with the most admissions either let into any
  *       sliding window (Toolgate's must equal the cap);</li>
  *   <li>a codemode script of 100 reads vs the same 100 governed calls, and the cost of one sandbox
- *       context ({@link CodemodeWorkloads}).</li>
+ *       context ({@link CodemodeWorkloads});</li>
+ *   <li>on the in-memory store, the governed READ with toolgate-micrometer installed (a no-op and a simple
+ *       registry) vs the same READ without it (goal: at most 10 % slower).</li>
  * </ul>
  *
  * <pre>
@@ -50,7 +57,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * schema {@code toolgate_bench}, which it drops and recreates. Each cell warms both sides up, then
  * alternates timed slices of Toolgate and its baseline so both see the same background load;
  * {@code -Dbench.warmup-ms}, {@code -Dbench.slice-ms} and {@code -Dbench.rounds} change that
- * (default 1000 ms, 1000 ms, 3 rounds).
+ * (default 1000 ms, 1000 ms, 3 rounds); {@code -Dbench.only=observability} runs only the metrics' overhead.
  */
 public final class StorageBenchmark {
 
@@ -65,6 +72,8 @@ public final class StorageBenchmark {
     /** A run's log may cost at most this much over its steps as single calls: ratio at least 1/1.3. */
     private static final double RUN_GOAL = 1 / 1.3;
     private static final String FIVE_READS = "bench.fiveReads";
+    /** The governed READ with metrics installed may cost at most 10 % of its throughput. */
+    private static final double OBSERVED_GOAL = 1 / 1.1;
 
     private final Harness harness;
     private final List<String[]> table = new ArrayList<>();
@@ -86,7 +95,13 @@ public final class StorageBenchmark {
                         + " then %d timed slices of %d ms alternating with the baseline's%n",
                 Runtime.getRuntime().availableProcessors(), POOL_SIZE, warmup.toMillis(), rounds, slice.toMillis());
 
+        if ("observability".equals(System.getProperty("bench.only"))) {
+            bench.observability(); // -Dbench.only=observability: only the metrics' overhead
+            bench.print(Duration.ofNanos(System.nanoTime() - started));
+            return;
+        }
         bench.engineOnly();
+        bench.observability();
         Path dir = Files.createTempDirectory("toolgate-bench");
         bench.database("H2", "jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath(), false);
         if (pgUrl == null) {
@@ -127,6 +142,56 @@ public final class StorageBenchmark {
                 }), "(engine only, no storage)", null);
             }
         }
+    }
+
+    /**
+     * The governed READ on the in-memory store (where nothing hides its cost) with toolgate-micrometer
+     * installed, against the same gate without it: with a no-op observation registry (metrics installed,
+     * switched off), and with a real one recording into a {@link SimpleMeterRegistry}. Goal: within 10 %.
+     */
+    private void observability() throws Exception {
+        System.out.println("running the governed READ with and without toolgate-micrometer ...");
+        BenchTools tools = new BenchTools();
+        try (Toolgate plain = readGate(tools, null, null);
+             Toolgate noop = readGate(tools, ObservationRegistry.NOOP, null);
+             Toolgate simple = readGate(tools, ObservationRegistry.create(), new SimpleMeterRegistry())) {
+            for (int threads : THREADS) {
+                CallContext[] ctx = contexts("observed-" + threads + "-", threads);
+                Harness.Op without = t -> {
+                    plain.call(ctx[t], BenchTools.PING, "{}");
+                    return true;
+                };
+                observed("no-op registry", threads, harness.compare(threads, t -> {
+                    noop.call(ctx[t], BenchTools.PING, "{}");
+                    return true;
+                }, without));
+                observed("simple registry", threads, harness.compare(threads, t -> {
+                    simple.call(ctx[t], BenchTools.PING, "{}");
+                    return true;
+                }, without));
+            }
+        }
+    }
+
+    private void observed(String registry, int threads, Harness.Result[] results) {
+        row("in-memory", "governed READ + metrics (" + registry + ")", threads, results[0], "governed READ, no metrics",
+                results[1]);
+        double ratio = results[0].opsPerSecond() / results[1].opsPerSecond();
+        if (ratio < OBSERVED_GOAL) {
+            notes.add(String.format(Locale.ROOT, "goal missed: the governed READ with metrics (%s) at %d thread(s) is %.2fx"
+                    + " of the READ without (goal %.2fx, that is at most 10 %% slower)", registry, threads, ratio,
+                    OBSERVED_GOAL));
+        }
+    }
+
+    /** A gate of the bench tools on its own in-memory store, with toolgate-micrometer if {@code observations} is set. */
+    private static Toolgate readGate(BenchTools tools, ObservationRegistry observations, MeterRegistry meters) {
+        ToolgateBuilder builder = Toolgate.builder().discoverTools(false).discoverComponents(false).store(new InMemoryStore())
+                .provider(tools.provider()).budget(ToolBudget.unlimited()).sweepInterval(Duration.ZERO);
+        if (observations == null) {
+            return builder.build();
+        }
+        return ToolgateObservability.install(builder, observations, meters).bind(builder.build());
     }
 
     private void database(String name, String url, boolean postgres) throws Exception {

@@ -12,6 +12,10 @@ import dev.toolgate.examples.DemoPrincipals;
 import dev.toolgate.examples.console.DemoConsole;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.mcp.McpAuthenticator;
+import dev.toolgate.micrometer.ToolgateObservability;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import dev.toolgate.mcp.ToolgateMcpServer;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.spi.InMemoryStore;
@@ -44,7 +48,8 @@ import java.util.Map;
  * (stdio, default carol), {@code --port N} (http, default 8765), {@code --bind ADDRESS} (http, default
  * 127.0.0.1), {@code --db JDBC_URL|memory} (default an H2 file in {@code ~/.toolgate}), {@code --mode
  * approve|auto} (default approve), {@code --budget N} calls per principal per minute (default 60, 0 for
- * none), {@code --ttl SECONDS} proposal lifetime (default 600).
+ * none), {@code --ttl SECONDS} proposal lifetime (default 600), {@code --console-port N} the operator console,
+ * {@code --metrics-port N} Toolgate's metrics in the Prometheus text format on {@code /metrics}.
  *
  * <p>In stdio mode standard output carries only protocol messages: the real stdout is taken for the
  * protocol before anything else runs, {@link System#out} then points at standard error, and all logs
@@ -81,12 +86,12 @@ public final class McpDemoServer {
 
     /** Parsed command-line options. */
     record Options(String transport, String principal, int port, String bind, String db, PermissionMode mode, int budget,
-                   int ttlSeconds, int consolePort) {
+                   int ttlSeconds, int consolePort, int metricsPort) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>(Map.of("--transport", "stdio", "--principal", "carol",
                     "--port", "8765", "--bind", "127.0.0.1", "--db", DEFAULT_DB, "--mode", "approve", "--budget", "60",
-                    "--ttl", "600", "--console-port", "-1"));
+                    "--ttl", "600", "--console-port", "-1", "--metrics-port", "-1"));
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
                 String value = null;
@@ -124,7 +129,7 @@ public final class McpDemoServer {
             };
             return new Options(transport, principal, number(values, "--port", 0, 65535), values.get("--bind"),
                     values.get("--db"), mode, number(values, "--budget", 0, 1_000_000), number(values, "--ttl", 1, 86_400 * 7),
-                    number(values, "--console-port", -1, 65535));
+                    number(values, "--console-port", -1, 65535), number(values, "--metrics-port", -1, 65535));
         }
 
         private static int number(Map<String, String> values, String key, int min, int max) {
@@ -143,13 +148,15 @@ public final class McpDemoServer {
     static final String USAGE = """
             Usage: McpDemoServer [--transport stdio|http] [--principal alice|bob|carol|reporter] [--port N] [--bind ADDRESS]
                                  [--db JDBC_URL|memory] [--mode approve|auto] [--budget CALLS_PER_MINUTE] [--ttl SECONDS]
-                                 [--console-port N]
+                                 [--console-port N] [--metrics-port N]
               stdio: serves one client on stdin/stdout as the chosen demo principal (default carol)
               http:  serves Streamable HTTP on http://BIND:PORT/mcp (default 127.0.0.1:8765); send
                      Authorization: Bearer alice-token | bob-token | carol-token (demo tokens only)
               --db:  default %s; or jdbc:postgresql://..., or memory
               --console-port: also serve the operator console on http://BIND:N/console/ (sign in with a
                      demo token; alice decides)
+              --metrics-port: also serve Toolgate's metrics in the Prometheus text format on
+                     http://BIND:N/metrics
             """.formatted(DEFAULT_DB);
 
     /** Starts the server; blocks until stdin ends (stdio) or the process is stopped (http). */
@@ -185,7 +192,11 @@ public final class McpDemoServer {
         } else {
             builder.storeSetting("jdbc.url", options.db());
         }
-        try (Toolgate gate = builder.build()) {
+        PrometheusMeterRegistry prometheus = options.metricsPort() >= 0
+                ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
+        ToolgateObservability observability = prometheus == null ? null
+                : ToolgateObservability.install(builder, ObservationRegistry.create(), prometheus);
+        try (Toolgate gate = observability == null ? builder.build() : observability.bind(builder.build())) {
             gate.registry().register(Codemode.tools(gate)); // codemode.describe, .test, .run
             // grounding: Toolgate's own README files as docs.*, and web.probeUrl behind the SSRF guard
             gate.registry().register(DocsTools.tools(DocsIndex.fromPrebuilt("docs-index.bin") /* see GroundingTour.DOCS_INDEX */));
@@ -224,10 +235,26 @@ public final class McpDemoServer {
                 console.println("Toolgate operator console on " + operatorConsole.url()
                         + " (sign in as alice with alice-token to decide)");
             }
+            DemoMetrics metrics = null;
+            if (prometheus != null) {
+                try {
+                    metrics = DemoMetrics.start(prometheus, options.bind(), options.metricsPort());
+                } catch (IOException | RuntimeException e) {
+                    server.close();
+                    if (operatorConsole != null) {
+                        operatorConsole.close();
+                    }
+                    throw e;
+                }
+                console.println("Toolgate metrics (Prometheus text format) on " + metrics.url());
+            }
             server.awaitTermination();
             server.close();
             if (operatorConsole != null) {
                 operatorConsole.close();
+            }
+            if (metrics != null) {
+                metrics.close();
             }
         } finally {
             if (memory != null) {

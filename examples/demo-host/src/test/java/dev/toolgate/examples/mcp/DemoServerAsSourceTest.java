@@ -35,19 +35,22 @@ class DemoServerAsSourceTest {
 
     private static final Principal CAROL = Principal.user("carol", "*");
     private static URI endpoint;
+    private static URI metrics;
     private static Thread server;
     private Toolgate front;
 
     @BeforeAll
     static void startTheDemoServer() throws Exception {
         int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
+        int metricsPort;
+        try (ServerSocket probe = new ServerSocket(0); ServerSocket other = new ServerSocket(0)) {
             port = probe.getLocalPort();
+            metricsPort = other.getLocalPort();
         }
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8);
         McpDemoServer.Options options = new McpDemoServer.Options("http", "carol", port, "127.0.0.1", "memory",
-                PermissionMode.AUTO, 0, 600, -1);
+                PermissionMode.AUTO, 0, 600, -1, metricsPort);
         server = new Thread(() -> {
             try {
                 McpDemoServer.run(options, out);
@@ -58,12 +61,13 @@ class DemoServerAsSourceTest {
         server.setDaemon(true);
         server.start();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!console.toString(StandardCharsets.UTF_8).contains("Toolgate demo MCP server on")) {
+        while (!console.toString(StandardCharsets.UTF_8).contains("Toolgate metrics (Prometheus text format) on")) {
             assertThat(console.toString(StandardCharsets.UTF_8)).doesNotContain("failed:");
             assertThat(System.nanoTime()).as("the demo server starts").isLessThan(deadline);
             Thread.sleep(50);
         }
         endpoint = URI.create("http://127.0.0.1:" + port + "/mcp");
+        metrics = URI.create("http://127.0.0.1:" + metricsPort + "/metrics");
     }
 
     @AfterAll
@@ -78,6 +82,28 @@ class DemoServerAsSourceTest {
                 .source(McpSource.http("demo", endpoint).bearerSecret("demo-token").displayName("Toolgate demo").build())
                 .build();
         return front;
+    }
+
+    @Test
+    void theDemoServerExposesItsMetricsInThePrometheusTextFormat() throws Exception {
+        try (Toolgate gate = front()) {
+            gate.call(CallContext.of(CAROL).withSession("front"), "mcp:demo.catalog.listSystems", "{}");
+        }
+        java.net.http.HttpResponse<String> scrape = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(metrics).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(scrape.statusCode()).isEqualTo(200);
+        assertThat(scrape.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+        assertThat(scrape.body())
+                .containsPattern("toolgate_calls_total\\{effect=\"read\",mode=\"allow\",mode_source=\"inferred_default\","
+                        + "status=\"executed\",tool=\"catalog\\.listSystems\",transport=\"mcp\"} [1-9]")
+                .contains("toolgate_call_duration_seconds_bucket{")
+                .contains("toolgate_proposals_pending ")
+                .doesNotContain("carol");
+        java.net.http.HttpResponse<String> post = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(metrics).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(post.statusCode()).isEqualTo(405);
     }
 
     @Test

@@ -13,15 +13,16 @@ class McpDemoServerTest {
     void defaults() {
         McpDemoServer.Options options = McpDemoServer.Options.parse(new String[0]);
         assertThat(options).isEqualTo(new McpDemoServer.Options("stdio", "carol", 8765, "127.0.0.1",
-                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600, -1));
+                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600, -1, -1));
     }
 
     @Test
     void everyOption() {
         McpDemoServer.Options options = McpDemoServer.Options.parse(new String[] {"--transport", "http", "--principal", "bob",
-                "--port=9000", "--bind", "0.0.0.0", "--db", "memory", "--mode", "AUTO", "--budget", "0", "--ttl", "30", "--console-port", "8766"});
+                "--port=9000", "--bind", "0.0.0.0", "--db", "memory", "--mode", "AUTO", "--budget", "0", "--ttl", "30", "--console-port", "8766",
+                "--metrics-port", "9464"});
         assertThat(options).isEqualTo(new McpDemoServer.Options("http", "bob", 9000, "0.0.0.0", "memory",
-                PermissionMode.AUTO, 0, 30, 8766));
+                PermissionMode.AUTO, 0, 30, 8766, 9464));
     }
 
     @Test
@@ -31,6 +32,7 @@ class McpDemoServerTest {
         assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--port", "99999"})).hasMessageContaining("--port");
         assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--budget"})).hasMessageContaining("needs a value");
         assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--verbose"})).hasMessageContaining("unknown option");
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--metrics-port", "-2"})).hasMessageContaining("--metrics-port");
     }
 
     @Test
