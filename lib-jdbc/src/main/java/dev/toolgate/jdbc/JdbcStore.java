@@ -42,6 +42,16 @@ import org.slf4j.LoggerFactory;
  * {@value #DEFAULT_URL} (the files {@code ~/.toolgate/toolgate.mv.db}, created on first use). H2 in
  * file mode belongs to one process; use PostgreSQL when several instances share the store.
  *
+ * <p><b>Interrupts.</b> The store opens an embedded H2 file URL ({@code jdbc:h2:file:...}, or a path
+ * without a prefix) on H2's {@code async:} file system: on H2's default one, a thread interrupted while
+ * H2 reads or writes the file (a tool's timeout, a host's {@code shutdownNow}) closes the file for every
+ * thread, and H2 then fails every call with "The database has been closed". With {@code async:} the
+ * interrupted thread's call completes and the thread keeps its interrupt. H2 opens a file once per
+ * process: to open the same file elsewhere in the process while the store is open, use the
+ * {@code async:} URL too (if the host opened it first under its plain URL, the store joins that
+ * database and warns). An explicit prefix ({@code nio:}, {@code retry:}...) and {@code AUTO_SERVER=TRUE}
+ * URLs are used as given.
+ *
  * <p><b>Connections.</b> With a URL the store creates its own HikariCP pool ({@link Builder#poolSize},
  * default {@value #DEFAULT_POOL_SIZE}; READ COMMITTED; {@link Builder#connectionTimeout}, default 5 s)
  * and closes it in {@link #close()}. With {@link Builder#dataSource} it uses the host's data source, never
@@ -349,7 +359,37 @@ public final class JdbcStore implements ToolgateStore {
         }
 
         private HikariDataSource pool() {
-            String url = s.url != null ? s.url : DEFAULT_URL;
+            String given = s.url != null ? s.url : DEFAULT_URL;
+            String url = interruptSafe(given);
+            if (url.equals(given)) {
+                return pool(url);
+            }
+            try {
+                return pool(url);
+            } catch (StoreUnavailableException e) {
+                if (!alreadyOpenInThisProcess(e)) {
+                    throw e;
+                }
+                // the host has this file open through its own URL: H2 lets one process open a file once,
+                // so the store joins that database, on a file system an interrupt can close
+                LOG.warn("The H2 file database {} is already open in this process under that URL; the store joins it"
+                        + " there, where a thread interrupted during H2's file I/O closes the database for every"
+                        + " thread. Open it as {} everywhere to avoid that", redact(given), redact(url));
+                return pool(given);
+            }
+        }
+
+        /** H2's "Database may be already in use" for a file this process has open under another name. */
+        private static boolean alreadyOpenInThisProcess(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof SQLException sql && sql.getErrorCode() == 90020) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private HikariDataSource pool(String url) {
             HikariConfig config = new HikariConfig();
             config.setPoolName("toolgate-" + POOLS.incrementAndGet());
             config.setJdbcUrl(url);
@@ -425,6 +465,33 @@ public final class JdbcStore implements ToolgateStore {
                 root = root.getCause();
             }
             return root.getMessage();
+        }
+
+        /**
+         * The URL of an embedded H2 file database on H2's {@code async:} file system, which no interrupt
+         * can close; any other URL as it is. On H2's default file system ({@code file:}, or no prefix) the
+         * file is a {@code FileChannel}, and a thread interrupted while H2 reads or writes it (a tool's
+         * timeout, a host's {@code shutdownNow}, an HTTP watchdog) closes the channel for every thread: H2
+         * then closes the database and every call fails until it is reopened, and a commit in flight
+         * fails. {@code async:} reads and writes the same file through an {@code AsynchronousFileChannel}
+         * and keeps the waiting thread's interrupt for its own code. An explicit file system prefix
+         * ({@code nio:}, {@code retry:}, {@code split:}...) is the host's choice and kept, and so is a
+         * URL with {@code AUTO_SERVER=TRUE} (other processes reach that database under its plain name).
+         */
+        static String interruptSafe(String url) {
+            String prefix = "jdbc:h2:";
+            if (!url.regionMatches(true, 0, prefix, 0, prefix.length())
+                    || url.toUpperCase(Locale.ROOT).replace(" ", "").contains(";AUTO_SERVER=TRUE")) {
+                return url;
+            }
+            String name = url.substring(prefix.length());
+            if (name.regionMatches(true, 0, "file:", 0, 5)) {
+                return prefix + "async:" + name.substring(5);
+            }
+            int settings = name.indexOf(';');
+            String path = settings < 0 ? name : name.substring(0, settings);
+            // as H2 reads a name: a scheme is what precedes a colon at index 2 or later (C:/ is a drive)
+            return path.indexOf(':') < 2 && !path.isEmpty() ? prefix + "async:" + name : url;
         }
 
         /** A URL without credentials, for logs. */

@@ -94,6 +94,7 @@ public final class ConsoleSoak {
         private final AtomicLong decisions = new AtomicLong();
         private final AtomicLong proposals = new AtomicLong();
         private final AtomicLong signIns = new AtomicLong();
+        private final AtomicLong capped = new AtomicLong();
         private final ConcurrentHashMap<String, String> firstErrors = new ConcurrentHashMap<>();
         private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build();
@@ -227,6 +228,10 @@ public final class ConsoleSoak {
                         return;
                     } catch (dev.toolgate.tool.ToolValidationException e) {
                         // the severity it picked is the current one: feedback for a model, not a failure
+                    } catch (dev.toolgate.gate.PendingLimitException e) {
+                        // the session's cap (10 by default; pending() counts every session's, and lags the
+                        // decisions in flight): backpressure while the operators catch up, not a failure
+                        capped.incrementAndGet();
                     } catch (Exception e) {
                         if (!running.get()) {
                             return;
@@ -314,8 +319,9 @@ public final class ConsoleSoak {
             }
             boolean ok = true;
             long limit = (long) (baseline * 1.25) + 8L * 1048576;
-            System.out.printf(Locale.ROOT, "requests %d, decisions %d, proposals %d, sign-ins %d, guesses refused %d%n",
-                    requests.get(), decisions.get(), proposals.get(), signIns.get(), refused.get());
+            System.out.printf(Locale.ROOT, "requests %d, decisions %d, proposals %d (%d refused at the session's pending cap),"
+                    + " sign-ins %d, guesses refused %d%n", requests.get(), decisions.get(), proposals.get(), capped.get(),
+                    signIns.get(), refused.get());
             if (errors.get() > 0) {
                 ok = false;
                 System.out.println("FAIL errors: " + errors.get() + " " + firstErrors);

@@ -1,0 +1,115 @@
+package dev.toolgate.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.Executed;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The compaction of an embedded H2 file racing the calls as hard as it can: a round every 5 ms at a
+ * fill rate of 99% with a retention time of 0, so that chunks are rewritten, moved into the holes of
+ * freed ones and the file truncated while writers add audit rows and readers read old and new rows
+ * (pages in the chunks being moved). H2 moves a chunk by copying it and then switching its position; a
+ * reader that picked the old position re-reads at the new one. Every call and every read must succeed
+ * and find its row: on the file system the store opens a file on ({@code async:}) and on H2's default
+ * one ({@code nio:}, what the store used before), so that the compaction is shown safe on both.
+ */
+class H2CompactionRaceTest {
+
+    private static final int WRITERS = 3;
+    private static final int READERS = 3;
+    private static final Duration LOAD = Duration.ofSeconds(5);
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"file", "nio"})
+    void readsAndWritesSucceedWhileChunksAreMovedAndTheFileTruncated(String fileSystem) throws Exception {
+        String url = "jdbc:h2:" + fileSystem + ":" + dir.resolve("raced").toAbsolutePath();
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(WRITERS + READERS + 2)
+                .h2Compaction(Duration.ofMillis(5), 99, Duration.ZERO).build();
+             Hosts host = Hosts.on(store)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+            AtomicReferenceArray<String> ids = new AtomicReferenceArray<>(1 << 20);
+            AtomicLong written = new AtomicLong();
+            AtomicLong reads = new AtomicLong();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < WRITERS; t++) {
+                CallContext ctx = Hosts.ctx(Hosts.READER).withSession("writer-" + t);
+                threads.add(new Thread(() -> {
+                    while (!stop.get()) {
+                        try {
+                            CallResult result = host.gate().call(ctx, "notes.list", "{}");
+                            if (!(result instanceof Executed)) {
+                                failures.add("not executed: " + result);
+                                continue;
+                            }
+                            long n = written.getAndIncrement();
+                            if (n < ids.length()) {
+                                ids.set((int) n, result.callId());
+                            }
+                        } catch (RuntimeException e) {
+                            failures.add("write: " + e);
+                        }
+                    }
+                }, "h2-race-writer-" + t));
+            }
+            for (int t = 0; t < READERS; t++) {
+                threads.add(new Thread(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    while (!stop.get()) {
+                        long known = Math.min(written.get(), ids.length());
+                        if (known == 0) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        // old rows (pages in chunks being moved) as often as new ones
+                        int n = (int) (random.nextBoolean() ? random.nextLong(Math.max(1, known / 4)) : random.nextLong(known));
+                        String id = ids.get(n);
+                        if (id == null) {
+                            continue; // written but its id not yet published
+                        }
+                        try {
+                            if (store.calls().find(id).isEmpty()) {
+                                failures.add("row " + n + " (" + id + ") not found");
+                            }
+                            reads.incrementAndGet();
+                        } catch (RuntimeException e) {
+                            failures.add("read: " + e);
+                        }
+                    }
+                }, "h2-race-reader-" + t));
+            }
+            threads.forEach(Thread::start);
+            Thread.sleep(LOAD.toMillis());
+            stop.set(true);
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            H2Compaction compaction = store.compaction();
+
+            assertThat(failures).as("calls and reads while the file was compacted").isEmpty();
+            // rounds this close together hold H2's store lock much of the time: few calls, each raced
+            assertThat(written.get()).as("calls").isGreaterThan(30);
+            assertThat(reads.get()).as("reads").isGreaterThan(30);
+            assertThat(compaction.compactions()).as("rounds that rewrote or moved chunks meanwhile").isGreaterThan(10);
+            assertThat(compaction.moves()).as("rounds that moved chunks or truncated the file meanwhile").isPositive();
+            assertThat(host.gate().call(Hosts.ctx(Hosts.READER), "notes.list", "{}")).isInstanceOf(Executed.class);
+        }
+    }
+}
