@@ -47,13 +47,14 @@ final class StatementAdmissions extends Admissions {
     @Override
     Instant admit(BudgetCharge charge) {
         for (int attempt = 1; ; attempt++) {
+            Instant now = db.clockInstant(); // null: the database's clock, read after the lock
             Optional<Outcome> outcome = db.withConnection(c -> admitAlone.queryFirst(c, p -> p
-                    .timestamp("now", db.clockInstant())
+                    .timestamp("now", now)
                     .string("charge_principal", charge.principalKey())
                     .integer("cap", charge.limit().calls())
                     .number("window_us", Db.micros(charge.limit().window())), StatementAdmissions::outcome));
             if (outcome.isPresent()) {
-                return decided(charge, outcome.get(), db.clockInstant());
+                return decided(charge, outcome.get(), now);
             }
             missing(charge, attempt);
             db.withHandle(h -> {
