@@ -65,7 +65,12 @@ final class Harness {
      * {@code [round][side]}.
      */
     Result[][] rounds(int threads, Op a, Op b) throws Exception {
-        List<List<Sample>> samples = sample(threads, b == null ? List.of(a) : List.of(a, b));
+        return rounds(threads, b == null ? List.of(a) : List.of(a, b));
+    }
+
+    /** Like {@link #rounds(int, Op, Op)} for any number of ops, which take turns slice by slice. */
+    Result[][] rounds(int threads, List<Op> ops) throws Exception {
+        List<List<Sample>> samples = sample(threads, ops);
         Result[][] results = new Result[rounds][samples.size()];
         for (int round = 0; round < rounds; round++) {
             for (int side = 0; side < samples.size(); side++) {
