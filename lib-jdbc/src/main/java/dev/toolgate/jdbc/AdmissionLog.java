@@ -31,10 +31,14 @@ import java.time.Instant;
  *
  * <p><b>Forgetting.</b> When admission {@code n} is let in, admission {@code n - calls} (and anything
  * older) is at or before {@code s(n) - window}; as stamps never decrease, it can never be inside a later
- * admission's window again, so it is deleted then, one row per admission. A row the log no longer has
- * (a number below the oldest kept) therefore reads as "outside the window", which is what it is: also
- * for a cap raised later, whose {@code calls}-th newest may be such a row. The log holds about the cap's
- * number of rows per principal, and never more than it held when the cap was largest.
+ * admission's window again, so admission {@code n - calls} is deleted then, by its number: one row per
+ * admission, found by equality (on PostgreSQL a range delete from the oldest number would walk every
+ * dead index entry earlier deletes left until vacuum; the equality lookup touches only its own key).
+ * A row the log no longer has therefore reads as "outside the window", which is what it is: also for a
+ * cap raised later, whose {@code calls}-th newest may be such a row. After a cap is lowered, the rows
+ * below the new cap-th newest stay until the principal's budget row is purged; they are true admission
+ * times, so reading one (after the cap is raised again) decides correctly. The log holds about the
+ * cap's number of rows per principal, and never more than it held when the cap was largest.
  */
 final class AdmissionLog {
 
@@ -47,7 +51,7 @@ final class AdmissionLog {
      * @param admitted   whether the call is admitted
      * @param at         the admission's time ({@code max(now, last_at)}); when refused, the time decided at
      * @param seq        when admitted, the admission's number
-     * @param forgetUpTo when admitted, delete the log's rows numbered up to this one (none when negative)
+     * @param forgetUpTo when admitted, delete the log's row with this number (none when negative)
      * @param retryAfter when refused, how long from {@code now} until a slot frees
      */
     record Decision(boolean admitted, Instant at, long seq, long forgetUpTo, Duration retryAfter) {

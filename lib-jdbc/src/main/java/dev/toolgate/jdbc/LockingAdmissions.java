@@ -16,7 +16,7 @@ import org.jdbi.v3.core.Handle;
  */
 final class LockingAdmissions extends Admissions {
 
-    private static final String FORGET = "DELETE FROM toolgate_budget_admission WHERE principal = :charge_principal AND seq <= :seq";
+    private static final String FORGET = "DELETE FROM toolgate_budget_admission WHERE principal = :charge_principal AND seq = :seq";
     private static final String LOG = "INSERT INTO toolgate_budget_admission (principal, seq, admitted_at)"
             + " VALUES (:charge_principal, :seq, :at)";
     private static final String ADVANCE = "UPDATE toolgate_budget SET next_seq = :seq + 1, last_at = :at"

@@ -149,7 +149,7 @@ BEGIN
         UPDATE toolgate_budget SET next_seq = v_next + 1, last_at = at_time WHERE principal = p_principal;
         INSERT INTO toolgate_budget_admission (principal, seq, admitted_at) VALUES (p_principal, v_next, at_time);
         IF cap_th IS NOT NULL THEN
-            DELETE FROM toolgate_budget_admission WHERE principal = p_principal AND seq <= v_next - p_cap;
+            DELETE FROM toolgate_budget_admission WHERE principal = p_principal AND seq = v_next - p_cap;
         END IF;
     END IF;
     RETURN NEXT;
