@@ -11,17 +11,15 @@ import java.util.stream.Collectors;
  */
 enum Dialect {
 
-    H2("H2", "h2.sql", "TIMESTAMP WITH TIME ZONE"),
-    POSTGRESQL("PostgreSQL", "postgresql.sql", "timestamptz");
+    H2("H2", "h2.sql"),
+    POSTGRESQL("PostgreSQL", "postgresql.sql");
 
     private final String productName;
     private final String script;
-    private final String timestampArrayType;
 
-    Dialect(String productName, String script, String timestampArrayType) {
+    Dialect(String productName, String script) {
         this.productName = productName;
         this.script = script;
-        this.timestampArrayType = timestampArrayType;
     }
 
     /** The dialect for a JDBC {@code DatabaseMetaData.getDatabaseProductName()}. */
@@ -50,20 +48,16 @@ enum Dialect {
         return "dev/toolgate/jdbc/schema/" + script;
     }
 
-    /** The element type name for {@link java.sql.Connection#createArrayOf}. */
-    String timestampArrayType() {
-        return timestampArrayType;
-    }
-
     /** The product name, as the database reports it. */
     String productName() {
         return productName;
     }
 
     /**
-     * Whether a budget admission and the audit insert fit in one statement (a writable CTE whose
-     * {@code UPDATE} re-checks the budget row under its row lock). Otherwise the admission locks the
-     * budget row with {@code SELECT ... FOR UPDATE} and decides in Java, in one short transaction.
+     * Whether a budget admission is one statement (a call of the schema's function
+     * {@code toolgate_admit}, which locks the budget row and decides inside the database). Otherwise the
+     * admission locks the budget row with {@code SELECT ... FOR UPDATE} and decides in Java, in one
+     * short transaction.
      */
     boolean admitsInOneStatement() {
         return this == POSTGRESQL;

@@ -2,85 +2,68 @@ package dev.toolgate.jdbc;
 
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.budget.BudgetExceededException;
-import java.sql.Array;
-import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.argument.Argument;
 
 /**
  * Admissions with an explicit row lock (H2), in one short transaction: {@code SELECT ... FOR UPDATE}
- * locks the principal's budget row as its own statement; the time is read after the lock wait (H2
- * fixes a transaction's time when it is first read); the next statement reads the log as last
- * committed; {@link AdmissionLog} decides; the new log is written. Nothing is written when over budget.
+ * locks the principal's budget row as its own statement; the next statement reads the time (H2 fixes
+ * a transaction's time when it is first read, so this is after the lock wait), the row's
+ * {@code next_seq} and {@code last_at} as last committed, and the time of the cap-th newest admission
+ * by its number; {@link AdmissionLog} decides; when admitted, the budget row is advanced, the
+ * admission inserted and the admission that left the window deleted. Nothing is written when over
+ * budget. Every statement touches one or two rows by primary key, whatever the cap.
  */
 final class LockingAdmissions extends Admissions {
 
-    private static final String READ = "SELECT admitted FROM toolgate_budget WHERE principal = :charge_principal";
-    private static final String WRITE = "UPDATE toolgate_budget SET admitted = :admitted WHERE principal = :charge_principal";
+    private static final String FORGET = "DELETE FROM toolgate_budget_admission WHERE principal = :charge_principal AND seq = :seq";
+    private static final String LOG = "INSERT INTO toolgate_budget_admission (principal, seq, admitted_at)"
+            + " VALUES (:charge_principal, :seq, :at)";
+    private static final String ADVANCE = "UPDATE toolgate_budget SET next_seq = :seq + 1, last_at = :at"
+            + " WHERE principal = :charge_principal";
 
-    private final String time;
+    private final String read;
 
     LockingAdmissions(Db db) {
         super(db);
-        this.time = "SELECT " + db.nowSql();
+        this.read = "SELECT " + db.nowSql() + " AS now_, b.next_seq, b.last_at,"
+                + " (SELECT a.admitted_at FROM toolgate_budget_admission a WHERE a.principal = b.principal"
+                + " AND a.seq = b.next_seq - :cap) AS cap_th"
+                + " FROM toolgate_budget b WHERE b.principal = :charge_principal";
     }
 
     @Override
     Instant admit(BudgetCharge charge) {
         return db.inTransaction(h -> {
             rows.lock(h, charge.principalKey());
-            Instant now = h.createQuery(time).bind("now", db.now()).map((rs, ctx) -> Db.instant(rs, 1)).one();
-            admitLocked(h, charge, now);
-            return now;
+            return admitLocked(h, charge, db.now());
         });
     }
 
     @Override
     void admit(Handle h, BudgetCharge charge, Instant at) {
-        admitLocked(h, charge, at);
+        admitLocked(h, charge, Db.timestamp(at));
     }
 
-    /** With the row locked: decides at {@code at} on the log as committed before the lock, and appends. */
-    private void admitLocked(Handle h, BudgetCharge charge, Instant at) {
-        List<Instant> admitted = h.createQuery(READ).bind("charge_principal", charge.principalKey())
-                .map((rs, ctx) -> instants(rs.getArray("admitted")))
+    /** With the row locked: decides on the log as committed before the lock, and appends. */
+    private Instant admitLocked(Handle h, BudgetCharge charge, org.jdbi.v3.core.argument.Argument now) {
+        AdmissionLog.Decision decision = h.createQuery(read)
+                .bind("now", now)
+                .bind("charge_principal", charge.principalKey())
+                .bind("cap", (long) charge.limit().calls())
+                .map((rs, ctx) -> AdmissionLog.decide(rs.getLong("next_seq"), Db.instant(rs, "last_at"),
+                        Db.instant(rs, "cap_th"), Db.instant(rs, "now_"), charge.limit()))
                 .one();
-        AdmissionLog.Decision decision = AdmissionLog.decide(admitted, at, charge.limit());
         if (!decision.admitted()) {
             throw new BudgetExceededException(charge.principalKey(), charge.limit(), decision.retryAfter());
         }
-        h.createUpdate(WRITE).bind("admitted", array(decision.log())).bind("charge_principal", charge.principalKey()).execute();
-    }
-
-    private Argument array(List<Instant> log) {
-        Object[] values = log.stream().map(t -> OffsetDateTime.ofInstant(t, ZoneOffset.UTC)).toArray();
-        String type = db.dialect().timestampArrayType();
-        return (position, statement, context) -> statement.setArray(position, statement.getConnection().createArrayOf(type, values));
-    }
-
-    private static List<Instant> instants(Array array) throws SQLException {
-        List<Instant> out = new ArrayList<>();
-        if (array == null) {
-            return out;
+        h.createUpdate(ADVANCE).bind("seq", decision.seq()).bind("at", Db.timestamp(decision.at()))
+                .bind("charge_principal", charge.principalKey()).execute();
+        h.createUpdate(LOG).bind("seq", decision.seq()).bind("at", Db.timestamp(decision.at()))
+                .bind("charge_principal", charge.principalKey()).execute();
+        if (decision.forgetUpTo() >= 0) {
+            h.createUpdate(FORGET).bind("seq", decision.forgetUpTo()).bind("charge_principal", charge.principalKey()).execute();
         }
-        for (Object value : (Object[]) array.getArray()) {
-            if (value instanceof OffsetDateTime odt) {
-                out.add(odt.toInstant());
-            } else if (value instanceof Timestamp ts) {
-                out.add(ts.toInstant());
-            } else if (value instanceof Instant instant) {
-                out.add(instant);
-            } else if (value != null) {
-                throw new IllegalStateException("unexpected admission time type " + value.getClass().getName());
-            }
-        }
-        return out;
+        return decision.at();
     }
-
 }

@@ -27,8 +27,8 @@ import org.jdbi.v3.core.statement.Update;
  *       an admission or proposal that committed between the first statement's snapshot and its lock;
  *       and as the rows stay locked until the commit, nothing can admit into or propose under a row
  *       after that re-check and before it is gone. A budget row is idle when its newest admission
- *       ({@code admitted[1]}: both {@link Admissions} keep the log newest first) is before the cutoff,
- *       or when it holds none; budget rows go oldest first. A session row is idle when the session
+ *       ({@code last_at}) is before the cutoff, or when it has none; budget rows go oldest first, and
+ *       their admission rows ({@code toolgate_budget_admission}) go with them, in the same transaction. A session row is idle when the session
  *       has no pending proposal and no proposal created at or after the cutoff; session rows have no
  *       time of their own, so a batch takes idle ones in no particular order.</li>
  * </ul>
@@ -39,7 +39,7 @@ import org.jdbi.v3.core.statement.Update;
  * principal or session never seen before, so every admission of one principal, and every pending
  * count of one session, is still decided under one row lock at a time: a row disappears only while
  * the purge holds its lock, so nobody can be holding the old row while someone else holds its
- * successor. The budget row deleted held only admissions older than the cutoff (the caller's cutoff
+ * successor. The budget row deleted, with its admission rows, held only admissions older than the cutoff (the caller's cutoff
  * is older than the longest budget window), and the session row holds nothing but its lock (the
  * pending count is read from {@code toolgate_call} under it), so neither the budget nor the pending
  * cap can admit one call more. The contract suite's
@@ -74,11 +74,10 @@ final class Purges {
                 + " AND r.token_digest IS NOT NULL AND r.created_at >= :before)";
         this.lockIdleSessions = "SELECT s.session_id FROM toolgate_session s WHERE " + idleSession
                 + " LIMIT :limit FOR UPDATE SKIP LOCKED";
-        // the newest admission, or null when the log is empty (H2 rejects admitted[1] on an empty array)
-        String newest = "CASE WHEN CARDINALITY(b.admitted) = 0 THEN NULL ELSE b.admitted[1] END";
-        this.idleBudget = "COALESCE(" + newest + " < :before, TRUE)";
+        // last_at: the newest admission, or null when there was none
+        this.idleBudget = "COALESCE(b.last_at < :before, TRUE)";
         this.lockIdleBudgets = "SELECT b.principal FROM toolgate_budget b WHERE " + idleBudget
-                + " ORDER BY " + newest + " NULLS FIRST, b.principal LIMIT :limit FOR UPDATE SKIP LOCKED";
+                + " ORDER BY b.last_at NULLS FIRST, b.principal LIMIT :limit FOR UPDATE SKIP LOCKED";
         this.lockSession = "SELECT session_id FROM toolgate_session WHERE session_id = :key FOR UPDATE";
         this.endSession = "DELETE FROM toolgate_session s WHERE s.session_id = :key AND NOT EXISTS (" + pendingIn + ")";
     }
@@ -123,7 +122,17 @@ final class Purges {
             for (int i = 0; i < keys.size(); i++) {
                 delete.bind("k" + i, keys.get(i));
             }
-            return delete.bind("before", Db.timestamp(before)).bind("now", db.now()).execute();
+            int deleted = delete.bind("before", Db.timestamp(before)).bind("now", db.now()).execute();
+            if (deleted > 0 && table.startsWith("toolgate_budget ")) {
+                // the admissions of the budget rows just deleted (all before the cutoff), in the same transaction
+                Update forget = h.createUpdate("DELETE FROM toolgate_budget_admission WHERE principal IN (" + in + ")"
+                        + " AND NOT EXISTS (SELECT 1 FROM toolgate_budget b WHERE b.principal = toolgate_budget_admission.principal)");
+                for (int i = 0; i < keys.size(); i++) {
+                    forget.bind("k" + i, keys.get(i));
+                }
+                forget.execute();
+            }
+            return deleted;
         });
     }
 

@@ -6,67 +6,59 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.argument.Argument;
-import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
- * Admissions as single statements (PostgreSQL). The {@code UPDATE} of the principal's budget row
- * carries the whole rule in its {@code WHERE} clause; under READ COMMITTED a concurrent admission
- * makes it wait for the row lock and then re-evaluate that clause on the newly committed row, so the
- * check and the append happen under the lock on the latest log. {@link #admit(BudgetCharge)} is that
- * one autocommit statement, one round trip. It commits without waiting for the write-ahead log flush:
- * a committed admission is visible to every other session at once, which is all exactness needs; a
- * database crash could forget the last fraction of a second of admissions, never admit past the cap
- * while it runs.
+ * Admissions as single statements (PostgreSQL): one call of the schema's function
+ * {@code toolgate_admit}, which does what {@link LockingAdmissions} does on H2, inside the database:
+ * {@code SELECT ... FOR UPDATE} locks the principal's budget row (and reads its {@code next_seq} and
+ * {@code last_at} as last committed); being a {@code VOLATILE} function, each of its later statements
+ * takes a fresh snapshot under READ COMMITTED, so they see everything the previous holder of the lock
+ * committed; it reads the time after the lock ({@code clock_timestamp()}, or the injected clock's
+ * time), looks up the cap-th newest admission by its number, and, when admitted, advances the row,
+ * inserts the admission and deletes the one that left the window. See {@link AdmissionLog} for the
+ * rule and why it is exact.
  *
- * <p>When it matches no row, a read tells why: no budget row yet (create it and retry), over budget
- * (refuse with the time until the cap-th newest admission leaves the window), or a slot freed in
- * between (retry).
+ * <p>{@link #admit(BudgetCharge)} is that one autocommit statement, one round trip. It commits without
+ * waiting for the write-ahead log flush: a committed admission is visible to every other session at
+ * once, which is all exactness needs; a database crash could forget the last fraction of a second of
+ * admissions, never admit past the cap while it runs. When the function finds no budget row (a
+ * principal never seen, or one a purge just deleted), the row is created and the call repeated.
  *
- * <p>A claim's admission runs after {@link #beforeClaim} locked the row, at the claim's time, so it
- * never waits and its refusal is counted from a time read after the lock.
+ * <p>A claim's admission runs after {@link #beforeClaim} locked the row, at the claim's time, in the
+ * claim's (durable) transaction.
  */
 final class StatementAdmissions extends Admissions {
 
-    /** Retries after a slot freed between the refusal and the read; each retry is a fresh decision. */
-    private static final int MAX_ATTEMPTS = 20;
+    /** Creations before giving up; each retry means a purge deleted the row again in between. */
+    private static final int MAX_ATTEMPTS = 50;
 
-    private final String admit;
-    private final PlainSql admitAlone;
-    private final String state;
+    private static final String CALL = "toolgate_admit(CAST(:charge_principal AS TEXT), CAST(:cap AS INTEGER),"
+            + " CAST(:window_us AS BIGINT), CAST(:now AS TIMESTAMP WITH TIME ZONE)) AS f";
+    private static final String COLUMNS = "SELECT f.is_admitted, f.at_time, f.cap_th FROM ";
+
+    private final PlainSql admitAlone = PlainSql.of(COLUMNS
+            + "(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit, " + CALL);
+    private final String admitInTransaction = COLUMNS + CALL;
 
     StatementAdmissions(Db db) {
         super(db);
-        String now = db.nowSql();
-        String windowStart = Db.plusMicros(now, '-', "window_us");
-        // appends now and keeps the cap newest, only if fewer than the cap are inside the window
-        String set = "UPDATE toolgate_budget"
-                + " SET admitted = ARRAY(SELECT t.a FROM unnest(admitted || " + now + ") AS t(a) ORDER BY t.a DESC LIMIT :cap)";
-        String where = " WHERE principal = :charge_principal"
-                + " AND (SELECT count(*) FROM unnest(admitted) AS t(a) WHERE t.a > " + windowStart + ") < :cap";
-        this.admit = set + where;
-        this.admitAlone = PlainSql.of(set + db.dialect().asynchronousCommitFrom() + where + " RETURNING " + now);
-        this.state = "SELECT"
-                + " (SELECT count(*) FROM unnest(b.admitted) AS t(a) WHERE t.a > " + windowStart + ") AS in_window,"
-                + " (SELECT min(x.a) FROM (SELECT t.a FROM unnest(b.admitted) AS t(a) ORDER BY t.a DESC LIMIT :cap) AS x)"
-                + " AS cap_th, " + now + " AS now_"
-                + " FROM toolgate_budget b WHERE b.principal = :charge_principal";
     }
 
     @Override
     Instant admit(BudgetCharge charge) {
         for (int attempt = 1; ; attempt++) {
-            Optional<Instant> admitted = db.withConnection(c -> admitAlone.queryFirst(c, p -> p
-                    .timestamp("now", db.clockInstant())
+            Instant now = db.clockInstant(); // null: the database's clock, read after the lock
+            Optional<Outcome> outcome = db.withConnection(c -> admitAlone.queryFirst(c, p -> p
+                    .timestamp("now", now)
                     .string("charge_principal", charge.principalKey())
                     .integer("cap", charge.limit().calls())
-                    .number("window_us", Db.micros(charge.limit().window())), rs -> Db.instant(rs, 1)));
-            if (admitted.isPresent()) {
-                return admitted.get();
+                    .number("window_us", Db.micros(charge.limit().window())), StatementAdmissions::outcome));
+            if (outcome.isPresent()) {
+                return decided(charge, outcome.get(), now);
             }
-            int tried = attempt;
+            missing(charge, attempt);
             db.withHandle(h -> {
-                explainRefusal(h, charge, db.now(), tried); // a later statement: a slot may have freed
+                rows.create(h, charge.principalKey());
                 return null;
             });
         }
@@ -74,42 +66,45 @@ final class StatementAdmissions extends Admissions {
 
     @Override
     void admit(Handle h, BudgetCharge charge, Instant at) {
-        Argument now = Db.timestamp(at);
         for (int attempt = 1; ; attempt++) {
-            if (bind(h.createUpdate(admit), charge).bind("now", now).execute() == 1) {
+            Optional<Outcome> outcome = h.createQuery(admitInTransaction)
+                    .bind("now", Db.timestamp(at))
+                    .bind("charge_principal", charge.principalKey())
+                    .bind("cap", charge.limit().calls())
+                    .bind("window_us", Db.micros(charge.limit().window()))
+                    .map((rs, ctx) -> outcome(rs))
+                    .findOne();
+            if (outcome.isPresent()) {
+                decided(charge, outcome.get(), at);
                 return;
             }
-            explainRefusal(h, charge, now, attempt);
-        }
-    }
-
-    private <S extends SqlStatement<S>> S bind(S statement, BudgetCharge charge) {
-        return statement.bind("now", db.now())
-                .bind("charge_principal", charge.principalKey())
-                .bind("cap", charge.limit().calls())
-                .bind("window_us", Db.micros(charge.limit().window()));
-    }
-
-    /** Throws when over budget at {@code now}; otherwise prepares a retry (creating the budget row if missing). */
-    private void explainRefusal(Handle h, BudgetCharge charge, Argument now, int attempt) {
-        Optional<State> found = bind(h.createQuery(state), charge).bind("now", now)
-                .map((rs, ctx) -> new State(rs.getLong("in_window"), Db.instant(rs, "cap_th"), Db.instant(rs, "now_")))
-                .findOne();
-        if (found.isEmpty()) {
+            missing(charge, attempt);
             rows.create(h, charge.principalKey());
-            return;
-        }
-        State s = found.get();
-        if (s.inWindow() >= charge.limit().calls()) {
-            throw new BudgetExceededException(charge.principalKey(), charge.limit(),
-                    Duration.between(s.now(), s.capTh().plus(charge.limit().window())));
-        }
-        if (attempt >= MAX_ATTEMPTS) {
-            // the window keeps freeing and filling between our attempts: refuse, retry at once
-            throw new BudgetExceededException(charge.principalKey(), charge.limit(), Duration.ZERO);
         }
     }
 
-    private record State(long inWindow, Instant capTh, Instant now) {
+    /** The admission time, or the refusal. {@code now} is the time asked for, null for the database's. */
+    private static Instant decided(BudgetCharge charge, Outcome outcome, Instant now) {
+        if (outcome.admitted()) {
+            return outcome.at();
+        }
+        // a slot frees when the cap-th newest admission leaves the window
+        Instant from = now == null ? outcome.at() : now;
+        throw new BudgetExceededException(charge.principalKey(), charge.limit(),
+                Duration.between(from, outcome.capTh().plus(charge.limit().window())));
+    }
+
+    private static void missing(BudgetCharge charge, int attempt) {
+        if (attempt > MAX_ATTEMPTS) {
+            throw new IllegalStateException("the toolgate_budget row of " + charge.principalKey() + " vanished "
+                    + MAX_ATTEMPTS + " times while admitting");
+        }
+    }
+
+    private static Outcome outcome(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new Outcome(rs.getBoolean(1), Db.instant(rs, 2), Db.instant(rs, 3));
+    }
+
+    private record Outcome(boolean admitted, Instant at, Instant capTh) {
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolgate.budget.BudgetLimit;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AdmissionLogTest {
@@ -18,40 +17,49 @@ class AdmissionLogTest {
     }
 
     @Test
-    void admitsIntoAnEmptyLogAndKeepsNewestFirst() {
-        AdmissionLog.Decision decision = AdmissionLog.decide(List.of(at(5), at(1)), at(10), THREE_PER_MINUTE);
+    void admitsWhileTheLogHoldsFewerThanTheCapAndForgetsNothing() {
+        AdmissionLog.Decision decision = AdmissionLog.decide(2, at(5), null, at(10), THREE_PER_MINUTE);
         assertThat(decision.admitted()).isTrue();
-        assertThat(decision.log()).containsExactly(at(10), at(5), at(1));
+        assertThat(decision.at()).isEqualTo(at(10));
+        assertThat(decision.seq()).isEqualTo(2);
+        assertThat(decision.forgetUpTo()).isNegative();
     }
 
     @Test
-    void refusesAtTheCapAndSaysWhenTheCapThNewestLeavesTheWindow() {
-        AdmissionLog.Decision decision = AdmissionLog.decide(List.of(at(0), at(20), at(20)), at(30), THREE_PER_MINUTE);
+    void refusesWhileTheCapThNewestIsInsideTheWindowAndSaysWhenItLeaves() {
+        // admissions 0, 1, 2 at 0, 20, 20: number 3 - 3 = 0 is the cap-th newest
+        AdmissionLog.Decision decision = AdmissionLog.decide(3, at(20), at(0), at(30), THREE_PER_MINUTE);
         assertThat(decision.admitted()).isFalse();
         assertThat(decision.retryAfter()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(decision.log()).containsExactlyInAnyOrder(at(0), at(20), at(20));
     }
 
     @Test
-    void anAdmissionExactlyOneWindowOldHasLeftIt() {
-        AdmissionLog.Decision decision = AdmissionLog.decide(List.of(at(0), at(20), at(20)), at(60), THREE_PER_MINUTE);
+    void anAdmissionExactlyOneWindowOldHasLeftItAndIsForgotten() {
+        AdmissionLog.Decision decision = AdmissionLog.decide(3, at(20), at(0), at(60), THREE_PER_MINUTE);
         assertThat(decision.admitted()).isTrue();
-        assertThat(decision.log()).as("only the cap newest are kept").containsExactly(at(60), at(20), at(20));
+        assertThat(decision.seq()).isEqualTo(3);
+        assertThat(decision.forgetUpTo()).as("admission 0 can never be inside a later window").isZero();
     }
 
     @Test
-    void theLogNeedNotBeInTimeOrder() {
-        AdmissionLog.Decision decision = AdmissionLog.decide(List.of(at(20), at(0), at(21)), at(59), THREE_PER_MINUTE);
-        assertThat(decision.admitted()).isFalse();
-        assertThat(decision.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+    void timesNeverGoBackAlongTheLog() {
+        // a clock behind the newest admission: decided and stamped at the newest admission's time
+        AdmissionLog.Decision refused = AdmissionLog.decide(3, at(59), at(1), at(50), THREE_PER_MINUTE);
+        assertThat(refused.admitted()).as("decided at 59, where admission 0 at 1 is still inside").isFalse();
+        assertThat(refused.retryAfter()).as("from the clock's now").isEqualTo(Duration.ofSeconds(11));
+        AdmissionLog.Decision admitted = AdmissionLog.decide(3, at(70), at(1), at(50), THREE_PER_MINUTE);
+        assertThat(admitted.admitted()).isTrue();
+        assertThat(admitted.at()).isEqualTo(at(70));
     }
 
     @Test
-    void aLoweredCapCountsOnlyTheNewestAndFreesWhenEnoughLeft() {
-        // five admissions kept from a cap of 5; the cap is now 2: a slot frees when the 2nd newest leaves
-        List<Instant> log = List.of(at(50), at(40), at(30), at(20), at(10));
-        AdmissionLog.Decision decision = AdmissionLog.decide(log, at(55), BudgetLimit.of(2, Duration.ofSeconds(60)));
-        assertThat(decision.admitted()).isFalse();
-        assertThat(decision.retryAfter()).isEqualTo(Duration.ofSeconds(45));
+    void aLoweredCapLooksFurtherUpTheLogAndARaisedOneFurtherDown() {
+        // five admissions 0..4 at 10..50; the cap is now 2: number 3 (at 40) is the 2nd newest
+        AdmissionLog.Decision lowered = AdmissionLog.decide(5, at(50), at(40), at(55), BudgetLimit.of(2, Duration.ofSeconds(60)));
+        assertThat(lowered.admitted()).isFalse();
+        assertThat(lowered.retryAfter()).isEqualTo(Duration.ofSeconds(45));
+        // a raised cap whose cap-th newest was already forgotten: forgotten rows are outside every later window
+        AdmissionLog.Decision raised = AdmissionLog.decide(5, at(50), null, at(55), BudgetLimit.of(10, Duration.ofSeconds(60)));
+        assertThat(raised.admitted()).isTrue();
     }
 }

@@ -155,10 +155,53 @@ abstract class SchemaContract {
             assertThat(store.executions().find("run-1")).contains(run);
         }
         JdbcStore.builder().url(url).poolSize(1).build().close();
-        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 2 and 3").isEqualTo(2);
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 2 and " + Schema.VERSION).isEqualTo(2);
         assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
         assertThat(indexes(url, "toolgate_call", true)).contains("toolgate_call_step", "toolgate_call_reverts");
         JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build().close();
+    }
+
+    @Test
+    void aVersionThreeDatabaseIsUpgradedAndItsBudgetLogsKeepTheirWindows() throws SQLException {
+        String url = emptyDatabase("upgrade_v3");
+        installVersion(url, 3);
+        Instant now = Instant.parse("2026-03-01T12:00:00Z");
+        // what a version-3 instance left: the logs of two principals (newest first), and an empty one
+        execute(url, "INSERT INTO toolgate_budget (principal, admitted) VALUES ('user:ann', ARRAY[" + ts(now.minusSeconds(10)) + ", "
+                + ts(now.minusSeconds(20)) + ", " + ts(now.minusSeconds(90)) + "])");
+        execute(url, "INSERT INTO toolgate_budget (principal, admitted) VALUES ('user:bob', ARRAY[" + ts(now.minusSeconds(5)) + "])");
+        execute(url, "INSERT INTO toolgate_budget (principal) VALUES ('user:eve')");
+        assertThatThrownBy(() -> JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("version 3, older than version " + Schema.VERSION);
+
+        java.time.Clock clock = java.time.Clock.fixed(now, ZoneOffset.UTC);
+        for (int start = 0; start < 2; start++) { // the migration runs again harmlessly
+            JdbcStore.builder().url(url).poolSize(1).clock(clock).build().close();
+        }
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_budget_admission")).isEqualTo(4);
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_budget WHERE CARDINALITY(admitted) > 0")).as("the logs moved").isZero();
+        assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).clock(clock).build()) {
+            dev.toolgate.budget.BudgetLimit threePerMinute = dev.toolgate.budget.BudgetLimit.of(3, Duration.ofSeconds(60));
+            var ann = new dev.toolgate.budget.BudgetCharge("user:ann", threePerMinute);
+            // ann: two admissions inside the window (t-10, t-20) and one before it: one more fits
+            assertThat(store.calls().admit(ann)).isEqualTo(now);
+            assertThatThrownBy(() -> store.calls().admit(ann))
+                    .isInstanceOfSatisfying(dev.toolgate.budget.BudgetExceededException.class,
+                            e -> assertThat(e.retryAfter()).as("when t-20 leaves the window").isEqualTo(Duration.ofSeconds(40)));
+            var bob = new dev.toolgate.budget.BudgetCharge("user:bob", dev.toolgate.budget.BudgetLimit.of(1, Duration.ofSeconds(60)));
+            assertThatThrownBy(() -> store.calls().admit(bob))
+                    .isInstanceOfSatisfying(dev.toolgate.budget.BudgetExceededException.class,
+                            e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(55)));
+            var eve = new dev.toolgate.budget.BudgetCharge("user:eve", dev.toolgate.budget.BudgetLimit.of(1, Duration.ofSeconds(60)));
+            assertThat(store.calls().admit(eve)).isEqualTo(now);
+        }
+        JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build().close();
+    }
+
+    private static String ts(Instant instant) {
+        return "TIMESTAMP WITH TIME ZONE '" + instant.toString().replace('T', ' ').replace("Z", "+00:00") + "'";
     }
 
     @Test
@@ -206,7 +249,7 @@ abstract class SchemaContract {
                     .isEqualTo(CallStatus.INTERRUPTED);
             assertThat(again.calls().find("pending").orElseThrow().status()).isEqualTo(CallStatus.APPLYING);
         }
-        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 1 and 3").isEqualTo(2);
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_schema_version")).as("versions 1 and " + Schema.VERSION).isEqualTo(2);
         assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
         JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build().close();
     }

@@ -69,8 +69,8 @@ final class TestStores {
 
     private static void truncate(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute("TRUNCATE toolgate_call, toolgate_execution, toolgate_budget, toolgate_session, toolgate_mode_override,"
-                    + " toolgate_tool_review");
+            s.execute("TRUNCATE toolgate_call, toolgate_execution, toolgate_budget, toolgate_budget_admission, toolgate_session,"
+                    + " toolgate_mode_override, toolgate_tool_review");
         }
     }
 }

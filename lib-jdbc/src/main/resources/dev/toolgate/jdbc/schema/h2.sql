@@ -1,11 +1,12 @@
--- Toolgate schema, version 3, for H2 2.x.
+-- Toolgate schema, version 4, for H2 2.x.
 --
 -- Idempotent: every statement can run again on a database that already has the schema, so it is
 -- applied at every start (SchemaMode.APPLY) or by the host's own migration tool, for example as a
 -- Flyway migration V1__toolgate.sql. Cumulative: run on a database of an earlier version, it brings
 -- it to this one (version 2 added toolgate_call.outcome_due_at, the statuses 'applying' and
 -- 'interrupted', and the indexes for the interrupt sweep and for purging; version 3 added the steps
--- of durable executions and reverts to toolgate_call, and the table toolgate_execution). Timestamps are
+-- of durable executions and reverts to toolgate_call, and the table toolgate_execution; version 4 keeps
+-- the budget's admissions as rows of toolgate_budget_admission instead of an array). Timestamps are
 -- TIMESTAMP WITH TIME ZONE; statuses, effects and modes are stored as their lower-case wire names.
 -- JSON is stored as text (CLOB).
 
@@ -89,12 +90,38 @@ CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_step ON toolgate_call (execution
 -- A call is reverted once (a second rollback's claim finds the first revert). NULLs never collide.
 CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_reverts ON toolgate_call (reverts);
 
--- One row per metered principal: the times of its latest admissions (at most the cap), newest first.
--- Admitting locks this row, so the budget is exact across every connection sharing the database.
+-- One row per metered principal: its lock, the number of its next admission and the time of its
+-- newest. Admitting locks this row, so the budget is exact across every connection sharing the database.
+-- admitted: version 3's log of the latest admission times (newest first), moved to
+-- toolgate_budget_admission by the version 4 migration below and always empty since.
 CREATE TABLE IF NOT EXISTS toolgate_budget (
-    principal VARCHAR                        NOT NULL PRIMARY KEY,
+    principal VARCHAR                          NOT NULL PRIMARY KEY,
     admitted  TIMESTAMP WITH TIME ZONE ARRAY DEFAULT ARRAY[] NOT NULL
 );
+-- Version 4 (added to a version-3 table).
+ALTER TABLE toolgate_budget ADD COLUMN IF NOT EXISTS next_seq BIGINT DEFAULT 0 NOT NULL;
+ALTER TABLE toolgate_budget ADD COLUMN IF NOT EXISTS last_at TIMESTAMP WITH TIME ZONE;
+
+-- Version 4: a metered principal's admissions still inside its window (and about as many older ones as
+-- the cap), one row each, numbered in the order they took the budget row's lock; their times never
+-- decrease along the numbers. The cap-th newest is found by its number, so admitting costs the same
+-- whatever the cap; the admission that leaves the window is deleted by the one that admits after it.
+CREATE TABLE IF NOT EXISTS toolgate_budget_admission (
+    principal   VARCHAR                  NOT NULL,
+    seq         BIGINT                   NOT NULL,
+    admitted_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (principal, seq)
+);
+
+-- Version 4 migration: a version-3 log (newest first) becomes rows numbered oldest first, the row's
+-- next number and newest time are set, and the array is emptied. Matches nothing once migrated.
+MERGE INTO toolgate_budget_admission (principal, seq, admitted_at) KEY (principal, seq)
+SELECT b.principal, CARDINALITY(b.admitted) - r.X, b.admitted[r.X]
+FROM toolgate_budget b
+JOIN SYSTEM_RANGE(1, (SELECT COALESCE(MAX(CARDINALITY(admitted)), 0) FROM toolgate_budget)) r ON r.X <= CARDINALITY(b.admitted)
+WHERE CARDINALITY(b.admitted) > 0;
+UPDATE toolgate_budget SET next_seq = next_seq + CARDINALITY(admitted), last_at = admitted[1], admitted = ARRAY[]
+WHERE CARDINALITY(admitted) > 0;
 
 -- One row per session that proposed: its lock makes the pending-proposal cap exact.
 CREATE TABLE IF NOT EXISTS toolgate_session (
@@ -157,4 +184,4 @@ CREATE TABLE IF NOT EXISTS toolgate_tool_review (
     PRIMARY KEY (tenant_id, tool_name)
 );
 
-MERGE INTO toolgate_schema_version (version) KEY (version) VALUES (3);
+MERGE INTO toolgate_schema_version (version) KEY (version) VALUES (4);

@@ -1,11 +1,12 @@
--- Toolgate schema, version 3, for PostgreSQL 12 or newer.
+-- Toolgate schema, version 4, for PostgreSQL 12 or newer.
 --
 -- Idempotent: every statement can run again on a database that already has the schema, so it is
 -- applied at every start (SchemaMode.APPLY) or by the host's own migration tool, for example as a
 -- Flyway migration V1__toolgate.sql. Cumulative: run on a database of an earlier version, it brings
 -- it to this one (version 2 added toolgate_call.outcome_due_at, the statuses 'applying' and
 -- 'interrupted', and the indexes for the interrupt sweep and for purging; version 3 added the steps
--- of durable executions and reverts to toolgate_call, and the table toolgate_execution). Timestamps are
+-- of durable executions and reverts to toolgate_call, and the table toolgate_execution; version 4 keeps
+-- the budget's admissions as rows of toolgate_budget_admission instead of an array). Timestamps are
 -- TIMESTAMP WITH TIME ZONE; statuses, effects and modes are stored as their lower-case wire names.
 
 CREATE TABLE IF NOT EXISTS toolgate_schema_version (
@@ -89,12 +90,71 @@ CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_step ON toolgate_call (execution
 -- Reverts only: a call is reverted once (INSERT ... ON CONFLICT (reverts) WHERE reverts IS NOT NULL).
 CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_reverts ON toolgate_call (reverts) WHERE reverts IS NOT NULL;
 
--- One row per metered principal: the times of its latest admissions (at most the cap), newest first.
--- Admitting locks this row, so the budget is exact across every instance sharing the database.
+-- One row per metered principal: its lock, the number of its next admission and the time of its
+-- newest. Admitting locks this row, so the budget is exact across every instance sharing the database.
+-- admitted: version 3's log of the latest admission times (newest first), moved to
+-- toolgate_budget_admission by the version 4 migration below and always empty since.
 CREATE TABLE IF NOT EXISTS toolgate_budget (
     principal TEXT                             NOT NULL PRIMARY KEY,
     admitted  TIMESTAMP WITH TIME ZONE ARRAY   NOT NULL DEFAULT '{}'
 );
+-- Version 4 (added to a version-3 table).
+ALTER TABLE toolgate_budget ADD COLUMN IF NOT EXISTS next_seq BIGINT DEFAULT 0 NOT NULL;
+ALTER TABLE toolgate_budget ADD COLUMN IF NOT EXISTS last_at TIMESTAMP WITH TIME ZONE;
+
+-- Version 4: a metered principal's admissions still inside its window (and about as many older ones as
+-- the cap), one row each, numbered in the order they took the budget row's lock; their times never
+-- decrease along the numbers. The cap-th newest is found by its number, so admitting costs the same
+-- whatever the cap; the admission that leaves the window is deleted by the one that admits after it.
+CREATE TABLE IF NOT EXISTS toolgate_budget_admission (
+    principal   TEXT                     NOT NULL,
+    seq         BIGINT                   NOT NULL,
+    admitted_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (principal, seq)
+);
+
+-- Version 4 migration: a version-3 log (newest first) becomes rows numbered oldest first, the row's
+-- next number and newest time are set, and the array is emptied. Matches nothing once migrated.
+INSERT INTO toolgate_budget_admission (principal, seq, admitted_at)
+SELECT b.principal, CARDINALITY(b.admitted) - t.i, t.a
+FROM toolgate_budget b CROSS JOIN LATERAL UNNEST(b.admitted) WITH ORDINALITY AS t(a, i)
+WHERE CARDINALITY(b.admitted) > 0
+ON CONFLICT (principal, seq) DO NOTHING;
+UPDATE toolgate_budget SET next_seq = next_seq + CARDINALITY(admitted), last_at = admitted[1], admitted = '{}'
+WHERE CARDINALITY(admitted) > 0;
+
+-- Version 4: one admission, inside the database (toolgate-jdbc's AdmissionLog and StatementAdmissions
+-- describe the rule and why it is exact). Locks the principal's budget row; being VOLATILE, each later
+-- statement takes a fresh snapshot and so sees what the previous holder of the lock committed.
+-- Returns no row when the principal has no budget row (the caller creates it and calls again); else
+-- whether it admitted, the admission's time (max(p_now or the clock read after the lock, last_at)) and
+-- the time of the cap-th newest admission before it (null if the log has none).
+CREATE OR REPLACE FUNCTION toolgate_admit(p_principal TEXT, p_cap INTEGER, p_window_us BIGINT,
+                                          p_now TIMESTAMP WITH TIME ZONE)
+RETURNS TABLE (is_admitted BOOLEAN, at_time TIMESTAMP WITH TIME ZONE, cap_th TIMESTAMP WITH TIME ZONE)
+LANGUAGE plpgsql VOLATILE AS '
+DECLARE
+    v_next BIGINT;
+    v_last TIMESTAMP WITH TIME ZONE;
+BEGIN
+    SELECT b.next_seq, b.last_at INTO v_next, v_last FROM toolgate_budget b WHERE b.principal = p_principal FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    at_time := GREATEST(COALESCE(p_now, clock_timestamp()), v_last);
+    SELECT a.admitted_at INTO cap_th FROM toolgate_budget_admission a
+    WHERE a.principal = p_principal AND a.seq = v_next - p_cap;
+    is_admitted := cap_th IS NULL OR cap_th <= at_time - p_window_us * INTERVAL ''1 microsecond'';
+    IF is_admitted THEN
+        UPDATE toolgate_budget SET next_seq = v_next + 1, last_at = at_time WHERE principal = p_principal;
+        INSERT INTO toolgate_budget_admission (principal, seq, admitted_at) VALUES (p_principal, v_next, at_time);
+        IF cap_th IS NOT NULL THEN
+            DELETE FROM toolgate_budget_admission WHERE principal = p_principal AND seq = v_next - p_cap;
+        END IF;
+    END IF;
+    RETURN NEXT;
+END
+';
 
 -- One row per session that proposed: its lock makes the pending-proposal cap exact.
 CREATE TABLE IF NOT EXISTS toolgate_session (
@@ -158,4 +218,4 @@ CREATE TABLE IF NOT EXISTS toolgate_tool_review (
     PRIMARY KEY (tenant_id, tool_name)
 );
 
-INSERT INTO toolgate_schema_version (version) VALUES (3) ON CONFLICT (version) DO NOTHING;
+INSERT INTO toolgate_schema_version (version) VALUES (4) ON CONFLICT (version) DO NOTHING;

@@ -51,7 +51,12 @@ final class Harness {
 
     /** Measures {@code a} and {@code b} (null for none) in alternating slices; returns their results in that order. */
     Result[] compare(int threads, Op a, Op b) throws Exception {
-        List<List<Sample>> samples = sample(threads, a, b);
+        return compare(threads, b == null ? List.of(a) : List.of(a, b));
+    }
+
+    /** Measures every op of {@code ops} in turn, slice by slice; returns their results in that order. */
+    Result[] compare(int threads, List<Op> ops) throws Exception {
+        List<List<Sample>> samples = sample(threads, ops);
         return samples.stream().map(this::merge).toArray(Result[]::new);
     }
 
@@ -60,7 +65,12 @@ final class Harness {
      * {@code [round][side]}.
      */
     Result[][] rounds(int threads, Op a, Op b) throws Exception {
-        List<List<Sample>> samples = sample(threads, a, b);
+        return rounds(threads, b == null ? List.of(a) : List.of(a, b));
+    }
+
+    /** Like {@link #rounds(int, Op, Op)} for any number of ops, which take turns slice by slice. */
+    Result[][] rounds(int threads, List<Op> ops) throws Exception {
+        List<List<Sample>> samples = sample(threads, ops);
         Result[][] results = new Result[rounds][samples.size()];
         for (int round = 0; round < rounds; round++) {
             for (int side = 0; side < samples.size(); side++) {
@@ -71,8 +81,7 @@ final class Harness {
     }
 
     /** Warms each side up, then runs the rounds of alternating slices: element {@code [side][round]}. */
-    private List<List<Sample>> sample(int threads, Op a, Op b) throws Exception {
-        List<Op> ops = b == null ? List.of(a) : List.of(a, b);
+    private List<List<Sample>> sample(int threads, List<Op> ops) throws Exception {
         List<List<Sample>> samples = new ArrayList<>();
         for (Op op : ops) {
             slice(threads, op, warmup);

@@ -38,6 +38,13 @@ final class RawBaseline implements AutoCloseable {
             + " '{\"key\":\"k\"}', ?, CURRENT_TIMESTAMP + INTERVAL '10' MINUTE, NULL, NULL, NULL)";
     private static final String APPLY = "UPDATE " + TABLE + " SET status = 'applied', applied_by = ?, applied_at = CURRENT_TIMESTAMP"
             + " WHERE id = ? AND status = 'proposed' AND expires_at > CURRENT_TIMESTAMP";
+    /** The claim as Toolgate makes it: single use, unexpired, with the time its outcome is due. */
+    private static final String CLAIM = "UPDATE " + TABLE + " SET status = 'applying', applied_by = ?, applied_at = CURRENT_TIMESTAMP,"
+            + " outcome_due_at = CURRENT_TIMESTAMP + INTERVAL '40' SECOND"
+            + " WHERE id = ? AND status = 'proposed' AND expires_at > CURRENT_TIMESTAMP";
+    /** The outcome as Toolgate writes it: only onto its own claim. */
+    private static final String OUTCOME = "UPDATE " + TABLE + " SET status = 'applied', result_json = '\"touched k\"',"
+            + " completed_at = CURRENT_TIMESTAMP, duration_millis = 0 WHERE id = ? AND status = 'applying'";
     private static final String HASH = "5f2b51ca2fdc5baa31ec02e002f69aec1b8d9e3b4b4a9d12e6b0dc1f1a0f7a11";
 
     private final HikariDataSource pool;
@@ -93,6 +100,42 @@ final class RawBaseline implements AutoCloseable {
             }
         }
     }
+
+    /**
+     * What Toolgate's mutation path commits, with the same durability: the proposal row inserted
+     * (durable), claimed with the guarded single-use update (durable: a claim that is not durable before
+     * the tool runs could run it twice after a crash), then its outcome written (on PostgreSQL without
+     * waiting for the write-ahead log flush, as Toolgate's outcome is). Three autocommit statements.
+     */
+    void proposeClaimComplete(String principal, String session, boolean postgres) throws SQLException {
+        String id = UUID.randomUUID().toString();
+        try (Connection c = pool.getConnection()) {
+            try (PreparedStatement p = c.prepareStatement(INSERT_PROPOSED)) {
+                p.setString(1, id);
+                p.setString(2, principal);
+                p.setString(3, session);
+                p.setString(4, HASH);
+                p.setString(5, HASH);
+                p.executeUpdate();
+            }
+            try (PreparedStatement p = c.prepareStatement(CLAIM)) {
+                p.setString(1, principal);
+                p.setString(2, id);
+                if (p.executeUpdate() != 1) {
+                    throw new IllegalStateException("the raw claim lost its own row");
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement(postgres ? OUTCOME.replace(" WHERE ", ASYNC_FROM + " WHERE ") : OUTCOME)) {
+                p.setString(1, id);
+                if (p.executeUpdate() != 1) {
+                    throw new IllegalStateException("the raw outcome lost its own claim");
+                }
+            }
+        }
+    }
+
+    /** PostgreSQL: commit this autocommit statement without waiting for the WAL flush (as toolgate-jdbc does). */
+    private static final String ASYNC_FROM = " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit";
 
     /** Admission times per principal of the rows of one tool. */
     Map<String, List<Instant>> admissions(String table, String toolName, String principalPrefix) throws SQLException {
