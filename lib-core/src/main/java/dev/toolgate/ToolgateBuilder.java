@@ -387,7 +387,15 @@ public final class ToolgateBuilder {
         ToolgateStore storage = PolicyCache.around(opened, policyCacheTtl);
         SourceCatalog catalog = null;
         try {
-            catalog = SourceCatalog.start(allSources, vault, tools, sourceSettings);
+            catalog = SourceCatalog.start(allSources, vault, tools, sourceSettings, listing -> {
+                for (ToolCallListener listener : allListeners) {
+                    try {
+                        listener.onSourceListed(listing);
+                    } catch (RuntimeException e) {
+                        LOG.warn("Listener {} failed on the listing of {}", listener, listing.sourceId(), e);
+                    }
+                }
+            });
             EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper,
                     allNotifiers, noticeQueueCapacity);
             ProposeApplyEngine.Factory factory = engineFactory != null ? engineFactory

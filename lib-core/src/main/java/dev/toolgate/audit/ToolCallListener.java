@@ -22,4 +22,11 @@ public interface ToolCallListener {
      */
     default void onBudgetRefused(BudgetRefusal refusal) {
     }
+
+    /**
+     * Called after each listing of a tool source (at start, on refresh, when the source reports a
+     * change), on a source thread; never on the call path. Does nothing by default.
+     */
+    default void onSourceListed(SourceListing listing) {
+    }
 }

@@ -1,5 +1,8 @@
 package dev.toolgate.source;
 
+import dev.toolgate.audit.SourceListing;
+import java.util.function.Consumer;
+
 import dev.toolgate.gate.SourceUnavailableException;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.Tool;
@@ -81,9 +84,11 @@ public final class SourceCatalog implements AutoCloseable {
     private final Clock clock;
     private final ExecutorService listers;
     private final ScheduledExecutorService refresher;
+    private final Consumer<SourceListing> observer;
 
     private SourceCatalog(List<ToolSource> sources, SecretResolver secrets, ToolRegistry registry, Settings settings,
-                          Clock clock) {
+                          Clock clock, Consumer<SourceListing> observer) {
+        this.observer = observer;
         this.registry = registry;
         this.settings = settings;
         this.clock = clock;
@@ -114,9 +119,18 @@ public final class SourceCatalog implements AutoCloseable {
      */
     public static SourceCatalog start(List<ToolSource> sources, SecretResolver secrets, ToolRegistry registry,
                                       Settings settings) {
+        return start(sources, secrets, registry, settings, listing -> { });
+    }
+
+    /**
+     * As {@link #start(List, SecretResolver, ToolRegistry, Settings)}, telling {@code observer} of every
+     * listing (its duration and outcome; an exception it throws is logged and ignored).
+     */
+    public static SourceCatalog start(List<ToolSource> sources, SecretResolver secrets, ToolRegistry registry,
+                                      Settings settings, Consumer<SourceListing> observer) {
         Objects.requireNonNull(secrets, "secrets");
         SourceCatalog catalog = new SourceCatalog(List.copyOf(sources), secrets, Objects.requireNonNull(registry, "registry"),
-                Objects.requireNonNull(settings, "settings"), Clock.systemUTC());
+                Objects.requireNonNull(settings, "settings"), Clock.systemUTC(), Objects.requireNonNull(observer, "observer"));
         for (SourceEntry entry : catalog.entries.values()) {
             try {
                 entry.source().watch(() -> catalog.list(entry));
@@ -212,6 +226,7 @@ public final class SourceCatalog implements AutoCloseable {
         }
         Future<List<SourceTool>> listing;
         SourceContext context = entry.listingContext();
+        long begun = System.nanoTime();
         try {
             listing = listers.submit(() -> entry.source().listTools(context));
         } catch (RuntimeException e) {
@@ -235,10 +250,21 @@ public final class SourceCatalog implements AutoCloseable {
                 failed(entry, describe(e));
             } finally {
                 entry.end(started);
-                started.complete(entry.status());
+                SourceStatus status = entry.status();
+                started.complete(status);
+                observe(new SourceListing(entry.id(), Duration.ofNanos(System.nanoTime() - begun), status.available(),
+                        status.tools(), status.skipped().size()));
             }
         }, listers);
         return started;
+    }
+
+    private void observe(SourceListing listing) {
+        try {
+            observer.accept(listing);
+        } catch (RuntimeException e) {
+            LOG.warn("A listener of tool source listings failed on {}", listing.sourceId(), e);
+        }
     }
 
     private void install(SourceEntry entry, List<SourceTool> listed, List<String> skippedBySource) {

@@ -1,9 +1,13 @@
 package dev.toolgate.micrometer;
 
 import dev.toolgate.audit.BudgetRefusal;
+import dev.toolgate.audit.SourceListing;
 import dev.toolgate.audit.ToolCallEvent;
 import dev.toolgate.audit.ToolCallListener;
 import io.micrometer.common.KeyValues;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
@@ -21,9 +25,27 @@ final class ObservingListener implements ToolCallListener {
     static final Logger CALLS = LoggerFactory.getLogger("dev.toolgate.calls");
 
     private final ObservationRegistry registry;
+    /** Where source listings are timed; null: nowhere. */
+    private final MeterRegistry meters;
 
-    ObservingListener(ObservationRegistry registry) {
+    ObservingListener(ObservationRegistry registry, MeterRegistry meters) {
         this.registry = registry;
+        this.meters = meters;
+    }
+
+    @Override
+    public void onSourceListed(SourceListing listing) {
+        if (meters == null) {
+            return;
+        }
+        String outcome = listing.available() ? "available" : "unavailable";
+        Timer.builder(ToolgateObservability.SOURCE_LIST_DURATION).description("Tool source listings")
+                .tag(ToolgateObservability.TAG_SOURCE, listing.sourceId()).tag(ToolgateObservability.TAG_OUTCOME, outcome)
+                .register(meters).record(listing.duration());
+        if (!listing.available()) {
+            Counter.builder(ToolgateObservability.SOURCE_LIST_FAILURES).description("Tool source listings that failed")
+                    .tag(ToolgateObservability.TAG_SOURCE, listing.sourceId()).register(meters).increment();
+        }
     }
 
     @Override

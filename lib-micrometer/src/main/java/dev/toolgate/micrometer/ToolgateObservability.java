@@ -55,6 +55,14 @@ public final class ToolgateObservability {
 
     /** Tag: the qualified tool name. */
     public static final String TAG_TOOL = "tool";
+    /** Timer of tool source listings, tagged by source and outcome. */
+    public static final String SOURCE_LIST_DURATION = "toolgate.source.list.duration";
+    /** Counter of tool source listings that failed or timed out, tagged by source. */
+    public static final String SOURCE_LIST_FAILURES = "toolgate.source.list.failures";
+    /** Tag: the tool source id, such as {@code mcp:github} (configured by the host: few values). */
+    public static final String TAG_SOURCE = "source";
+    /** Tag: a listing's outcome, {@code available} or {@code unavailable}. */
+    public static final String TAG_OUTCOME = "outcome";
     /** Tag: {@code read}, {@code mutate} or {@code destructive}. */
     public static final String TAG_EFFECT = "effect";
     /** Tag: the resolved policy mode. */
@@ -111,7 +119,7 @@ public final class ToolgateObservability {
         if (tracer != null) {
             registry.observationConfig().observationHandler(new SpanHandler(tracer, clock));
         }
-        builder.listener(new ObservingListener(registry));
+        builder.listener(new ObservingListener(registry, meters));
         return new ToolgateObservability(meters, clock);
     }
 

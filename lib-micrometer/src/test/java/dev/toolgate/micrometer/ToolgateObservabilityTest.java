@@ -317,25 +317,66 @@ class ToolgateObservabilityTest {
         assertNothingSensitive();
     }
 
-    /**
-     * The gate does not publish expiries to listeners (its store's sweep returns a count), so this feeds
-     * the listener the event an expiry would be.
-     */
     @Test
-    void anExpiryEventIsCountedWithItsWait() {
-        ObservationRegistry registry = ObservationRegistry.create();
-        ToolgateObservability.install(Toolgate.builder(), registry, meters, tracer, clock);
-        ObservingListener listener = new ObservingListener(registry);
-        Instant proposedAt = clock.instant().minus(Duration.ofMinutes(30));
-        listener.onCall(new ToolCallEvent("call-1", "notes.write", Effect.MUTATE, CallStatus.EXPIRED,
-                new PrincipalRef(dev.toolgate.access.PrincipalKind.SERVICE, "toolgate"), TENANT, "java", Duration.ZERO,
-                SESSION, Mode.REQUIRE_APPROVAL, ModeSource.INFERRED_DEFAULT, proposedAt));
+    void aProposalTheSweepExpiresIsCountedWithItsWait() {
+        gate.call(userCtx, "notes.write", args(ARG + "-late"));
+        clock.advance(Duration.ofMinutes(30));
+        assertThat(gate.sweep().expired()).isEqualTo(1);
 
         assertThat(calls("notes.write", "expired")).isEqualTo(1);
         assertThat(meters.find(ToolgateObservability.EXPIRED).tag("tool", "notes.write").counter().count()).isEqualTo(1);
         assertThat(meters.find(ToolgateObservability.APPROVAL_LATENCY).tag("status", "expired").timer()
                 .totalTime(TimeUnit.MINUTES)).isEqualTo(30.0);
         assertThat(spans("expired")).hasSize(1);
+        assertThat(gate.sweep().expired()).isZero();
+        assertThat(calls("notes.write", "expired")).as("once").isEqualTo(1);
+        assertNothingSensitive();
+    }
+
+    /** A tool source in memory that can go down. */
+    static final class OpsSource implements dev.toolgate.source.ToolSource {
+        volatile boolean down;
+
+        @Override
+        public String id() {
+            return "mcp:ops";
+        }
+
+        @Override
+        public List<dev.toolgate.source.SourceTool> listTools(dev.toolgate.source.SourceContext context) {
+            if (down) {
+                throw new IllegalStateException("connection refused by " + ARG);
+            }
+            return List.of(dev.toolgate.source.SourceTool.of("restart", "Restart a service.", Effect.MUTATE,
+                    (tools.jackson.databind.node.ObjectNode) dev.toolgate.json.Json.parse(
+                            "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}")));
+        }
+
+        @Override
+        public tools.jackson.databind.JsonNode callTool(String tool, tools.jackson.databind.JsonNode arguments,
+                                                        dev.toolgate.source.SourceContext context) {
+            return dev.toolgate.json.Json.object();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void sourceListingsAreTimedByOutcomeAndFailuresCounted() {
+        OpsSource ops = new OpsSource();
+        Toolgate withSource = gate(Toolgate.builder().store(new InMemoryStore(clock)).source(ops));
+        assertThat(meters.find(ToolgateObservability.SOURCE_LIST_DURATION).tag("source", "mcp:ops")
+                .tag("outcome", "available").timer().count()).as("the listing at start").isEqualTo(1);
+        assertThat(meters.find(ToolgateObservability.SOURCE_LIST_FAILURES).counter()).isNull();
+
+        ops.down = true;
+        withSource.refreshSources();
+        assertThat(meters.find(ToolgateObservability.SOURCE_LIST_DURATION).tag("outcome", "unavailable").timer().count())
+                .isEqualTo(1);
+        assertThat(meters.find(ToolgateObservability.SOURCE_LIST_FAILURES).tag("source", "mcp:ops").counter().count())
+                .isEqualTo(1);
         assertNothingSensitive();
     }
 
