@@ -71,6 +71,8 @@ public final class ConsoleSoak {
         }
         try (Toolgate gate = builder.build();
              DemoConsole console = DemoConsole.start(gate, McpDemoServer.TOKENS, "127.0.0.1", 0)) {
+            System.out.printf(Locale.ROOT, "console soak: store %s%n", db.startsWith("jdbc:")
+                    ? db.replaceAll("password=[^&;]*", "password=***") : db);
             ok = new Run(gate, console, seconds, sessions, dir).go();
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
@@ -292,8 +294,8 @@ public final class ConsoleSoak {
             long baseline = -1;
             int maxSessions = 0;
             long last = 0;
-            System.out.printf(Locale.ROOT, "console soak: %d sessions, %d s, heap max %d MB, store %s%n", sessions, seconds,
-                    Runtime.getRuntime().maxMemory() >> 20, gate);
+            System.out.printf(Locale.ROOT, "console soak: %d sessions, %d s, heap max %d MB%n", sessions, seconds,
+                    Runtime.getRuntime().maxMemory() >> 20);
             System.out.println("   t(s)   requests  errors  proposals  decisions  heap-after-GC(MB)  sessions  h2(KB)");
             while (true) {
                 long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
