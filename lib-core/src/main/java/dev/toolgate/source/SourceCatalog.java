@@ -251,9 +251,10 @@ public final class SourceCatalog implements AutoCloseable {
             } finally {
                 entry.end(started);
                 SourceStatus status = entry.status();
-                started.complete(status);
+                // listeners hear of the listing before anyone waiting on it goes on
                 observe(new SourceListing(entry.id(), Duration.ofNanos(System.nanoTime() - begun), status.available(),
                         status.tools(), status.skipped().size()));
+                started.complete(status);
             }
         }, listers);
         return started;
