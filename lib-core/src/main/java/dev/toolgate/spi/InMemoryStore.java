@@ -867,7 +867,17 @@ public final class InMemoryStore implements ToolgateStore {
             } catch (ArithmeticException e) {
                 nanos = Long.MAX_VALUE;
             }
-            return String.format("%020d", Long.MAX_VALUE - nanos) + id;
+            long inverted = Long.MAX_VALUE - nanos;
+            if (inverted < 0) { // before 1970 by more than the long's range: only a hostile cursor's
+                return String.format("%020d", inverted) + id;
+            }
+            // the same as String.format("%020d", inverted) + id, without a Formatter on every record
+            String digits = Long.toString(inverted);
+            StringBuilder key = new StringBuilder(20 + id.length());
+            for (int i = digits.length(); i < 20; i++) {
+                key.append('0');
+            }
+            return key.append(digits).append(id).toString();
         }
     }
 

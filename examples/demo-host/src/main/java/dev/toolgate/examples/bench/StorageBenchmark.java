@@ -59,7 +59,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * schema {@code toolgate_bench}, which it drops and recreates. Each cell warms both sides up, then
  * alternates timed slices of Toolgate and its baseline so both see the same background load;
  * {@code -Dbench.warmup-ms}, {@code -Dbench.slice-ms} and {@code -Dbench.rounds} change that
- * (default 1000 ms, 1000 ms, 3 rounds); {@code -Dbench.only=observability} runs only the metrics' overhead.
+ * (default 1000 ms, 1000 ms, 3 rounds); {@code -Dbench.only=observability} runs only the metrics' overhead,
+ * {@code -Dbench.only=engine} only the in-memory rows (what the engine itself costs).
  *
  * <p>Besides printing its tables, it writes the throughput table as CSV and a chart of the ratios as SVG,
  * {@code storage.csv} and {@code storage-ratios.svg} in {@code -Dbench.out} (default {@code target/bench},
@@ -111,6 +112,10 @@ public final class StorageBenchmark {
             return;
         }
         bench.engineOnly();
+        if ("engine".equals(System.getProperty("bench.only"))) {
+            bench.print(Duration.ofNanos(System.nanoTime() - started)); // -Dbench.only=engine: the in-memory rows only
+            return;
+        }
         bench.observability();
         Path dir = Files.createTempDirectory("toolgate-bench");
         // the file system the store opens a file URL on (async:, which no interrupt can close), for the
