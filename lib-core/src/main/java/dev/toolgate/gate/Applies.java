@@ -7,6 +7,7 @@ import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.FieldDiff;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.JsonTruncator;
+import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.CallStore.Claim;
 import dev.toolgate.spi.CallStore.ClaimResult;
 import dev.toolgate.spi.CallStore.Completion;
@@ -52,9 +53,11 @@ final class Applies {
     Applied applyStep(CallContext approver, String callId) {
         long start = System.nanoTime();
         Objects.requireNonNull(approver, "approver");
-        CallRecord record = steps.calls.find(callId).filter(r -> r.executionId() != null && r.tokenDigest() != null)
+        CallStore.FoundCall found = steps.calls.findWithTime(callId)
+                .filter(f -> f.record().executionId() != null && f.record().tokenDigest() != null)
                 .orElseThrow(() -> new UnknownProposalException("No step proposal " + callId));
-        requirePending(record, steps.calls.now());
+        CallRecord record = found.record();
+        requirePending(record, found.storeTime());
         RegisteredTool tool = steps.tool(record.toolName());
         steps.authorize(approver.principal(), tool);
         steps.requireDistinctDecider(record, approver.principal(), "approving it");
@@ -80,15 +83,16 @@ final class Applies {
     private Checked checkToken(CallContext context, String tokenText) {
         Objects.requireNonNull(context, "context");
         ProposalToken token = ProposalToken.parse(tokenText);
-        CallRecord record = steps.calls.find(token.callId()).filter(r -> r.tokenDigest() != null)
+        CallStore.FoundCall found = steps.calls.findWithTime(token.callId()).filter(f -> f.record().tokenDigest() != null)
                 .orElseThrow(() -> new UnknownProposalException("No proposal " + token.callId()));
+        CallRecord record = found.record();
         if (!token.matches(record.tokenDigest())) {
             throw new InvalidTokenException("The token's nonce does not match proposal " + record.id());
         }
         if (record.executionId() != null) {
             throw new StepOfExecutionException(record.id(), record.executionId(), record.stepSeq());
         }
-        requirePending(record, steps.calls.now());
+        requirePending(record, found.storeTime());
         RegisteredTool tool = steps.tool(record.toolName());
         steps.authorize(context.principal(), tool);
         steps.requireDistinctDecider(record, context.principal(), "applying its token");

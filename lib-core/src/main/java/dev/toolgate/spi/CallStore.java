@@ -145,6 +145,29 @@ public interface CallStore {
     Optional<CallRecord> find(String id);
 
     /**
+     * The record with this id and the store's time ({@link #now()}) when it was read, as apply needs them
+     * to tell a pending proposal from an expired one. A store that can read both in one round trip
+     * overrides this; the default calls {@link #find} and then {@link #now()}.
+     */
+    default Optional<FoundCall> findWithTime(String id) {
+        return find(id).map(record -> new FoundCall(record, now()));
+    }
+
+    /**
+     * A record and the store's time of its read.
+     *
+     * @param record    the record
+     * @param storeTime {@link #now()} at the read
+     */
+    record FoundCall(CallRecord record, Instant storeTime) {
+        /** Checks both are present. */
+        public FoundCall {
+            Objects.requireNonNull(record, "record");
+            Objects.requireNonNull(storeTime, "storeTime");
+        }
+    }
+
+    /**
      * Records matching the query ({@link CallQuery#matches}), at most its limit: newest first by
      * (createdAt descending, id ascending), starting strictly after its cursor if it has one; the steps of
      * one execution in step order instead. Every store must honour the time bounds and the cursor so

@@ -87,6 +87,58 @@ class CrossInstancePostgresTest {
         assertThatThrownBy(() -> all.get(3).gate().apply(ctx, proposal.token())).isInstanceOf(TokenAlreadyUsedException.class);
     }
 
+    /**
+     * The pending cap of one session is decided in the proposal's own statement (toolgate_session_room):
+     * proposers on four instances race into one session while another connection keeps deleting the
+     * session's lock row, and exactly the cap is ever pending, round after round.
+     */
+    @Test
+    void proposersOverFourInstancesNeverExceedTheSessionsPendingCapEvenAsItsLockRowVanishes() throws Exception {
+        int cap = 5;
+        List<Hosts> all = instances(b -> b.maxPendingPerSession(cap));
+        int threads = 16;
+        for (int round = 0; round < 12; round++) {
+            CallContext ctx = Hosts.ctx(Hosts.WRITER).withSession("crowded-" + round);
+            AtomicInteger proposed = new AtomicInteger();
+            AtomicInteger limited = new AtomicInteger();
+            java.util.concurrent.atomic.AtomicBoolean racing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            int finalRound = round;
+            Thread deleter = new Thread(() -> {
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+                     java.sql.PreparedStatement delete = c.prepareStatement("DELETE FROM toolgate_session WHERE session_id = ?")) {
+                    delete.setString(1, "crowded-" + finalRound);
+                    while (racing.get()) {
+                        delete.executeUpdate();
+                    }
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            deleter.start();
+            try {
+                Together.run(threads, t -> {
+                    for (int i = 0; i < 2; i++) {
+                        try {
+                            all.get(t % INSTANCES).gate().propose(ctx, "notes.add",
+                                    "{\"id\":\"r" + finalRound + "-" + t + "-" + i + "\",\"text\":\"x\"}");
+                            proposed.incrementAndGet();
+                        } catch (dev.toolgate.gate.PendingLimitException e) {
+                            limited.incrementAndGet();
+                        }
+                    }
+                    return null;
+                });
+            } finally {
+                racing.set(false);
+                deleter.join();
+            }
+            assertThat(proposed).as("proposed in round %d", round).hasValue(cap);
+            assertThat(limited).as("refused in round %d", round).hasValue(2 * threads - cap);
+            assertThat(all.get(round % INSTANCES).gate()
+                    .findCalls(CallQuery.latest(100).session("crowded-" + round).status(CallStatus.PROPOSED))).hasSize(cap);
+        }
+    }
+
     @Test
     void ofSixtyFourConcurrentAppliesOverFourInstancesExactlyOneWinsEveryTime() throws Exception {
         List<Hosts> all = instances(b -> b);

@@ -305,6 +305,22 @@ public abstract class StoreContractTest {
     // ------------------------------------------------------------------------------ close / expire
 
     @Test
+    void findWithTimeReadsTheRecordWithTheStoresOwnTime() {
+        CallRecord proposal = proposed("s1");
+        clock.advance(Duration.ofSeconds(3));
+
+        CallStore.FoundCall found = calls.findWithTime(proposal.id()).orElseThrow();
+        assertThat(found.record()).isEqualTo(calls.find(proposal.id()).orElseThrow());
+        assertThat(found.storeTime()).isEqualTo(calls.now()).isEqualTo(clock.instant());
+        assertThat(found.record().pendingAt(found.storeTime())).isTrue();
+        clock.advance(TTL);
+        assertThat(calls.findWithTime(proposal.id()).orElseThrow().record().pendingAt(calls.findWithTime(proposal.id())
+                .orElseThrow().storeTime())).as("expired by the store's clock").isFalse();
+        assertThat(calls.findWithTime("no-such-call")).isEmpty();
+        assertThat(calls.findWithTime(null)).isEmpty();
+    }
+
+    @Test
     void onlyAPendingProposalCanBeClosed() {
         CallRecord proposal = proposed("s1");
         assertThat(calls.close(proposal.id(), new Closure(CallStatus.REJECTED, OPS, "no", null))).isTrue();

@@ -1,4 +1,4 @@
--- Toolgate schema, version 4, for H2 2.x.
+-- Toolgate schema, version 5, for H2 2.x.
 --
 -- Idempotent: every statement can run again on a database that already has the schema, so it is
 -- applied at every start (SchemaMode.APPLY) or by the host's own migration tool, for example as a
@@ -6,7 +6,8 @@
 -- it to this one (version 2 added toolgate_call.outcome_due_at, the statuses 'applying' and
 -- 'interrupted', and the indexes for the interrupt sweep and for purging; version 3 added the steps
 -- of durable executions and reverts to toolgate_call, and the table toolgate_execution; version 4 keeps
--- the budget's admissions as rows of toolgate_budget_admission instead of an array). Timestamps are
+-- the budget's admissions as rows of toolgate_budget_admission instead of an array; version 5 changes
+-- nothing here: it adds a PostgreSQL function). Timestamps are
 -- TIMESTAMP WITH TIME ZONE; statuses, effects and modes are stored as their lower-case wire names.
 -- JSON is stored as text (CLOB).
 
@@ -184,4 +185,4 @@ CREATE TABLE IF NOT EXISTS toolgate_tool_review (
     PRIMARY KEY (tenant_id, tool_name)
 );
 
-MERGE INTO toolgate_schema_version (version) KEY (version) VALUES (4);
+MERGE INTO toolgate_schema_version (version) KEY (version) VALUES (5);

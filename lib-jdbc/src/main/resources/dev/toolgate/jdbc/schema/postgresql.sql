@@ -1,4 +1,4 @@
--- Toolgate schema, version 4, for PostgreSQL 12 or newer.
+-- Toolgate schema, version 5, for PostgreSQL 12 or newer.
 --
 -- Idempotent: every statement can run again on a database that already has the schema, so it is
 -- applied at every start (SchemaMode.APPLY) or by the host's own migration tool, for example as a
@@ -6,7 +6,8 @@
 -- it to this one (version 2 added toolgate_call.outcome_due_at, the statuses 'applying' and
 -- 'interrupted', and the indexes for the interrupt sweep and for purging; version 3 added the steps
 -- of durable executions and reverts to toolgate_call, and the table toolgate_execution; version 4 keeps
--- the budget's admissions as rows of toolgate_budget_admission instead of an array). Timestamps are
+-- the budget's admissions as rows of toolgate_budget_admission instead of an array; version 5 adds the
+-- function toolgate_session_room, so a proposal in a session is one statement). Timestamps are
 -- TIMESTAMP WITH TIME ZONE; statuses, effects and modes are stored as their lower-case wire names.
 
 CREATE TABLE IF NOT EXISTS toolgate_schema_version (
@@ -161,6 +162,37 @@ CREATE TABLE IF NOT EXISTS toolgate_session (
     session_id TEXT NOT NULL PRIMARY KEY
 );
 
+-- Version 5: whether a session has room for one more pending proposal, decided under the lock of its
+-- toolgate_session row (created if missing, again if a purge deletes it meanwhile), held until the
+-- calling statement's transaction ends. Each statement of this VOLATILE function takes a new snapshot
+-- (READ COMMITTED), so the count sees every proposal committed by the lock's previous holder; the
+-- proposal's INSERT ... WHERE toolgate_session_room(...) is then one autocommit statement whose lock
+-- keeps the next proposer of the session waiting until it commits. p_now: a fixed clock (tests), or
+-- null for the statement's time.
+CREATE OR REPLACE FUNCTION toolgate_session_room(p_session TEXT, p_max_pending INTEGER,
+                                                 p_now TIMESTAMP WITH TIME ZONE)
+RETURNS BOOLEAN
+LANGUAGE plpgsql VOLATILE AS '
+DECLARE
+    v_attempt INTEGER := 0;
+    v_pending BIGINT;
+BEGIN
+    LOOP
+        PERFORM 1 FROM toolgate_session s WHERE s.session_id = p_session FOR UPDATE;
+        EXIT WHEN FOUND;
+        v_attempt := v_attempt + 1;
+        IF v_attempt > 50 THEN
+            RAISE EXCEPTION ''the toolgate_session row of % vanished 50 times while being locked'', p_session;
+        END IF;
+        INSERT INTO toolgate_session (session_id) VALUES (p_session) ON CONFLICT (session_id) DO NOTHING;
+    END LOOP;
+    SELECT COUNT(*) INTO v_pending FROM toolgate_call p
+    WHERE p.session_id = p_session AND p.status = ''proposed''
+      AND p.expires_at > COALESCE(p_now, statement_timestamp());
+    RETURN v_pending < p_max_pending;
+END
+';
+
 -- Version 3: the runs of durable executions, one row per run (ExecutionRecord); its steps are rows of
 -- toolgate_call with its id. status: running, paused (pending_seq/pending_call_id name the step
 -- proposal it waits on), completed, failed, rejected, expired, interrupted, rolled_back. attempt
@@ -218,4 +250,4 @@ CREATE TABLE IF NOT EXISTS toolgate_tool_review (
     PRIMARY KEY (tenant_id, tool_name)
 );
 
-INSERT INTO toolgate_schema_version (version) VALUES (4) ON CONFLICT (version) DO NOTHING;
+INSERT INTO toolgate_schema_version (version) VALUES (5) ON CONFLICT (version) DO NOTHING;
