@@ -26,6 +26,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -59,8 +60,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * schema {@code toolgate_bench}, which it drops and recreates. Each cell warms both sides up, then
  * alternates timed slices of Toolgate and its baseline so both see the same background load;
  * {@code -Dbench.warmup-ms}, {@code -Dbench.slice-ms} and {@code -Dbench.rounds} change that
- * (default 1000 ms, 1000 ms, 3 rounds); {@code -Dbench.only=observability} runs only the metrics' overhead,
- * {@code -Dbench.only=engine} only the in-memory rows (what the engine itself costs).
+ * (default 1000 ms, 1000 ms, 3 rounds); {@code -Dbench.only} runs only the parts it names, comma-separated:
+ * {@code engine} (the in-memory rows: what the engine itself costs), {@code observability} (the metrics'
+ * overhead), {@code h2}, {@code postgres}.
  *
  * <p>Besides printing its tables, it writes the throughput table as CSV and a chart of the ratios as SVG,
  * {@code storage.csv} and {@code storage-ratios.svg} in {@code -Dbench.out} (default {@code target/bench},
@@ -106,26 +108,27 @@ public final class StorageBenchmark {
                         + " then %d timed slices of %d ms alternating with the baseline's%n",
                 Runtime.getRuntime().availableProcessors(), POOL_SIZE, warmup.toMillis(), rounds, slice.toMillis());
 
-        if ("observability".equals(System.getProperty("bench.only"))) {
-            bench.observability(); // -Dbench.only=observability: only the metrics' overhead
-            bench.print(Duration.ofNanos(System.nanoTime() - started));
-            return;
+        // -Dbench.only=engine,observability,h2,postgres (any of them, comma-separated): only those parts
+        Set<String> only = Set.of(System.getProperty("bench.only", "engine,observability,h2,postgres").split(","));
+        if (only.contains("engine")) {
+            bench.engineOnly();
         }
-        bench.engineOnly();
-        if ("engine".equals(System.getProperty("bench.only"))) {
-            bench.print(Duration.ofNanos(System.nanoTime() - started)); // -Dbench.only=engine: the in-memory rows only
-            return;
+        if (only.contains("observability")) {
+            bench.observability();
         }
-        bench.observability();
-        Path dir = Files.createTempDirectory("toolgate-bench");
-        // the file system the store opens a file URL on (async:, which no interrupt can close), for the
-        // baseline too; -Dbench.h2-fs=nio measures H2's default one, retry: its reopen-on-interrupt one
-        String fs = System.getProperty("bench.h2-fs", "async");
-        bench.database("H2 (" + fs + ":)", "jdbc:h2:" + fs + ":" + dir.resolve("bench").toAbsolutePath(), false);
-        if (pgUrl == null) {
-            bench.notes.add("PostgreSQL skipped: pass a JDBC URL as the first argument or set TOOLGATE_BENCH_PG_URL");
-        } else {
-            bench.database("PostgreSQL", freshSchema(pgUrl, "toolgate_bench"), true);
+        if (only.contains("h2")) {
+            Path dir = Files.createTempDirectory("toolgate-bench");
+            // the file system the store opens a file URL on (async:, which no interrupt can close), for the
+            // baseline too; -Dbench.h2-fs=nio measures H2's default one, retry: its reopen-on-interrupt one
+            String fs = System.getProperty("bench.h2-fs", "async");
+            bench.database("H2 (" + fs + ":)", "jdbc:h2:" + fs + ":" + dir.resolve("bench").toAbsolutePath(), false);
+        }
+        if (only.contains("postgres")) {
+            if (pgUrl == null) {
+                bench.notes.add("PostgreSQL skipped: pass a JDBC URL as the first argument or set TOOLGATE_BENCH_PG_URL");
+            } else {
+                bench.database("PostgreSQL", freshSchema(pgUrl, "toolgate_bench"), true);
+            }
         }
         bench.print(Duration.ofNanos(System.nanoTime() - started));
     }
