@@ -253,7 +253,9 @@ final class Steps implements AutoCloseable {
     private ToolExecutionException failed(CallRecord record, Throwable e, String message, PrincipalRef actor, long start,
                                           Instant proposedAt) {
         LOG.warn("Tool {} failed (call {}): {}", record.toolName(), record.id(), message);
-        LOG.debug("Failure of call {}", record.id(), e);
+        if (LOG.isDebugEnabled()) { // the stack trace, with every message in it redacted as the audit's is
+            LOG.debug("Failure of call {}", record.id(), settings.redactor().redactThrowable(e));
+        }
         events.publishDecision(record, CallStatus.FAILED, actor, start, proposedAt);
         if (e instanceof Error error) {
             throw error;

@@ -325,6 +325,20 @@ public final class Redactor {
     }
 
     /**
+     * A throwable to hand to a logger in place of {@code error}: it prints as {@code error} would, with
+     * the same class names and stack frames, but every message in it (of the throwable, of its causes and
+     * of its suppressed throwables) passes through {@link #redactText}. Log this, never the original,
+     * where a message may carry a secret: a tool's exception, a driver's error that quotes a failing row.
+     *
+     * @param error the throwable; not modified
+     * @return its redacted copy, for logging only (its class is not {@code error}'s)
+     */
+    public RuntimeException redactThrowable(Throwable error) {
+        Objects.requireNonNull(error, "error");
+        return RedactedThrowable.of(error, this);
+    }
+
+    /**
      * Describes the redactor by its terms.
      *
      * @return for example {@code Redactor[api key, token]}

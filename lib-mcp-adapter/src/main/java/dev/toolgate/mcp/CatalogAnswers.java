@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 final class CatalogAnswers {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Host code's exceptions are logged with their messages redacted (the gate's default terms). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     /** The JSON-RPC error code for a resource that does not exist (or is hidden), as the MCP specification names it. */
     static final int RESOURCE_NOT_FOUND = -32002;
@@ -67,7 +69,8 @@ final class CatalogAnswers {
         try {
             contents = target.reader().read(new McpResource.Request(principal, uri, target.variables()));
         } catch (Exception e) {
-            LOG.error("Reading MCP resource {} ({}) for {} failed", clip(uri), target.name(), principal.key(), e);
+            LOG.error("Reading MCP resource {} ({}) for {} failed", clip(uri), target.name(), principal.key(),
+                    LOGGED.redactThrowable(e));
             throw internal("the resource could not be read");
         }
         if (contents == null || contents.isEmpty()) {
@@ -152,7 +155,7 @@ final class CatalogAnswers {
         try {
             messages = prompt.renderer().render(new McpPrompt.Request(principal, name, arguments));
         } catch (Exception e) {
-            LOG.error("Rendering MCP prompt {} for {} failed", name, principal.key(), e);
+            LOG.error("Rendering MCP prompt {} for {} failed", name, principal.key(), LOGGED.redactThrowable(e));
             throw internal("the prompt could not be rendered");
         }
         return new McpSchema.GetPromptResult(prompt.description(),
@@ -204,7 +207,7 @@ final class CatalogAnswers {
                 List<String> found = completer.complete(new McpCompleter.Request(principal, argumentName, value, context));
                 values = found == null ? List.of() : found.stream().filter(Objects::nonNull).toList();
             } catch (Exception e) {
-                LOG.error("Completing {} for {} failed", argumentName, principal.key(), e);
+                LOG.error("Completing {} for {} failed", argumentName, principal.key(), LOGGED.redactThrowable(e));
                 throw internal("the completion failed");
             }
         }

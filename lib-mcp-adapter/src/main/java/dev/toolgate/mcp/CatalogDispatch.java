@@ -38,6 +38,8 @@ import reactor.core.scheduler.Schedulers;
 final class CatalogDispatch {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Host code's exceptions are logged with their messages redacted (the gate's default terms). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     /** The one session of a stdio server. */
     static final String STDIO_SESSION = "stdio";
@@ -146,7 +148,7 @@ final class CatalogDispatch {
         } catch (McpError e) {
             return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null, e.getJsonRpcError());
         } catch (RuntimeException | Error e) {
-            LOG.error("MCP {} failed", request.method(), e);
+            LOG.error("MCP {} failed", request.method(), LOGGED.redactThrowable(e));
             return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null,
                     new McpSchema.JSONRPCResponse.JSONRPCError(JsonRpc.INTERNAL_ERROR, "Internal error", null));
         }
@@ -257,7 +259,7 @@ final class CatalogDispatch {
         try {
             return resolver.isAllowed(principal, entry);
         } catch (RuntimeException e) {
-            LOG.error("The resolver failed deciding {} for {}; hidden", entry.name(), principal.key(), e);
+            LOG.error("The resolver failed deciding {} for {}; hidden", entry.name(), principal.key(), LOGGED.redactThrowable(e));
             return false;
         }
     }

@@ -384,7 +384,7 @@ final class ToolBridge {
         } catch (ToolExecutionException e) {
             return executionFailed(e);
         } catch (RuntimeException e) {
-            LOG.error("MCP call of {} failed", name, e);
+            LOG.error("MCP call of {} failed", name, toolgate.settings().redactor().redactThrowable(e));
             throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
         } catch (Error e) {
             throw internalError(true, "MCP call of " + name + " failed with an error", e);
@@ -570,9 +570,9 @@ final class ToolBridge {
      * {@link OutOfMemoryError}, {@link LinkageError}) on its thread instead of signalling them, logging
      * each time, and a request whose handler runs on another thread would then never be answered.
      */
-    private static McpError internalError(boolean log, String what, Error e) {
+    private McpError internalError(boolean log, String what, Error e) {
         if (log) {
-            LOG.error(what, e);
+            LOG.error(what, toolgate.settings().redactor().redactThrowable(e));
         }
         return McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
     }
