@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
 final class Sandbox implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
     /** The most characters a script's result may take as JSON. */
     static final int MAX_RESULT_CHARS = 1024 * 1024;
     /** The longest string a script may build, in characters. */
@@ -277,7 +279,7 @@ final class Sandbox implements AutoCloseable {
                 return failed(CodeError.Kind.TIMEOUT, "the script was stopped", 0, 0);
             }
             if (e.isHostException() || e.isInternalError()) {
-                LOG.warn("A script failed inside the sandbox's host code", e);
+                LOG.warn("A script failed inside the sandbox's host code", LOGGED.redactThrowable(e));
                 return failed(CodeError.Kind.EXCEPTION, "the script failed in the sandbox: " + e.getMessage(), 0, 0);
             }
             return new Result.Failed(CodeError.of(e, USER_SOURCE, PREFIX.length()));

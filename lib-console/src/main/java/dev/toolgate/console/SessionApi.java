@@ -15,6 +15,8 @@ import tools.jackson.databind.node.ObjectNode;
 final class SessionApi {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionApi.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
     private static final String FAILED = "Sign-in failed: unknown user or wrong secret.";
 
     private final Toolgate toolgate;
@@ -57,7 +59,7 @@ final class SessionApi {
         try {
             context = secret.isEmpty() ? Optional.empty() : authenticator.authenticate(new ConsoleLogin(user, secret, address));
         } catch (RuntimeException e) {
-            LOG.error("The console's authenticator failed; sign-in refused", e);
+            LOG.error("The console's authenticator failed; sign-in refused", LOGGED.redactThrowable(e));
             throw new ConsoleException(500, "internal", "Sign-in is not available right now.");
         }
         if (context == null || context.isEmpty() || context.get().principal() == null

@@ -51,6 +51,8 @@ public final class ToolgateConsole {
     public static final int MAX_BODY_BYTES = 64 * 1024;
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateConsole.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
     private static final Pattern CARD_ACTION = Pattern.compile("/api/inbox/([^/]+)/(approve|deny|edit)");
     private static final Pattern DOUBT_ACTION = Pattern.compile("/api/doubt/([^/]+)/resolve");
 
@@ -94,7 +96,7 @@ public final class ToolgateConsole {
         } catch (ConsoleException e) {
             return Responses.error(e);
         } catch (RuntimeException e) {
-            LOG.error("The console failed to answer {}", request, e);
+            LOG.error("The console failed to answer {}", request, LOGGED.redactThrowable(e));
             return Responses.error(new ConsoleException(500, "internal", "The console failed; the server log has the details."));
         }
     }

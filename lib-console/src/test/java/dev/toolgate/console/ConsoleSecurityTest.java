@@ -374,6 +374,39 @@ class ConsoleSecurityTest {
         assertThat(fx.gate.findCall(acme).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
     }
 
+    /** The host's authenticator fails with the secret it was given in its message: the log keeps neither. */
+    @Test
+    void anAuthenticatorThatFailsWithTheSecretInItsMessageLeavesNoSecretInTheLog() {
+        String secret = "Tr0ub4dor&3-ldap";
+        ToolgateConsole failing = ToolgateConsole.builder(fx.gate).secureCookie(false)
+                .authenticator(login -> {
+                    throw new IllegalStateException("LDAP bind failed for uid=alice password=" + login.secret(),
+                            new java.io.IOException("server said: Authorization: Basic " + login.secret()));
+                })
+                .build();
+        ConsoleFixture.Client alice = new ConsoleFixture.Client(fx) {
+            @Override
+            ConsoleResponse send(ConsoleRequest request) {
+                return failing.handle(request);
+            }
+        };
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        ConsoleResponse r;
+        try {
+            System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+            r = alice.login("alice", secret);
+        } finally {
+            System.setErr(stderr);
+        }
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(r.status()).isGreaterThanOrEqualTo(400);
+        assertThat(r.bodyText()).doesNotContain(secret);
+        assertThat(log).as("the failure is logged").contains("authenticator failed", "IllegalStateException",
+                "Caused by: java.io.IOException");
+        assertThat(log).doesNotContain(secret).doesNotContain("Tr0ub4dor");
+    }
+
     @Test
     void aConsoleNeedsAnAuthenticatorAndSaneSettings() {
         assertThatThrownBy(() -> ToolgateConsole.builder(fx.gate).build()).isInstanceOf(IllegalStateException.class)

@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
 final class GateToolExecutor implements ToolExecutor {
 
     private static final Logger LOG = LoggerFactory.getLogger(GateToolExecutor.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     private final Toolgate gate;
     private final String toolName;
@@ -59,7 +61,7 @@ final class GateToolExecutor implements ToolExecutor {
                 try {
                     onProposal.accept(proposal);
                 } catch (RuntimeException e) {
-                    LOG.error("The host's proposal handler failed for proposal {} of {}", proposal.callId(), toolName, e);
+                    LOG.error("The host's proposal handler failed for proposal {} of {}", proposal.callId(), toolName, LOGGED.redactThrowable(e));
                 }
             }
             return ToolOutcomes.of(result, exposeToken);
@@ -76,7 +78,7 @@ final class GateToolExecutor implements ToolExecutor {
         } catch (ToolExecutionException e) {
             return ToolOutcomes.failed(e);
         } catch (RuntimeException e) {
-            LOG.error("LangChain4j call of {} failed", toolName, e);
+            LOG.error("LangChain4j call of {} failed", toolName, LOGGED.redactThrowable(e));
             return ToolOutcomes.internal(toolName);
         }
     }

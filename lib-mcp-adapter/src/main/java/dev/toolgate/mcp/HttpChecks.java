@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
 final class HttpChecks {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     static final String ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 
@@ -129,7 +131,7 @@ final class HttpChecks {
         try {
             principal = Objects.requireNonNullElse(authenticator.authenticate(token), Optional.empty());
         } catch (RuntimeException e) {
-            LOG.warn("The MCP authenticator failed; refusing the request", e);
+            LOG.warn("The MCP authenticator failed; refusing the request", LOGGED.redactThrowable(e));
             principal = Optional.empty();
         } finally {
             if (watch != null && !watch.resume()) {

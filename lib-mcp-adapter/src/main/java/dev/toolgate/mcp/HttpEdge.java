@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 final class HttpEdge implements HttpHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     /** Thrown to the JDK server for a failed request that cannot be answered. */
     private static final IOException ABANDONED = new Abandoned();
@@ -46,7 +48,7 @@ final class HttpEdge implements HttpHandler {
             throw e;
         } catch (Throwable e) {
             try {
-                LOG.error("MCP HTTP request failed", e);
+                LOG.error("MCP HTTP request failed", LOGGED.redactThrowable(e));
                 responses.sendError(exchange, 500, null, JsonRpc.INTERNAL_ERROR, "Internal error");
             } catch (Throwable again) {
                 // the response had started, the connection is gone, or even this failed (out of memory)

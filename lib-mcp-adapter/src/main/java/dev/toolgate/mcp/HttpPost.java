@@ -28,6 +28,8 @@ import reactor.core.publisher.Mono;
 final class HttpPost {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
     private static final TypeRef<McpSchema.InitializeRequest> INITIALIZE = new TypeRef<>() {
     };
 
@@ -161,7 +163,7 @@ final class HttpPost {
             result = init.initResult().block(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
             sessions.cancel(admission);
-            LOG.error("MCP initialize failed", e);
+            LOG.error("MCP initialize failed", LOGGED.redactThrowable(e));
             responses.sendError(exchange, 500, checked.id(), JsonRpc.INTERNAL_ERROR, "Internal error: initialize failed");
             return;
         } catch (Error e) {

@@ -32,6 +32,8 @@ import reactor.core.publisher.Mono;
 final class HttpRequestStream implements McpStreamableServerTransport {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     private final Object requestId;
     private final HttpResponses responses;
@@ -90,7 +92,7 @@ final class HttpRequestStream implements McpStreamableServerTransport {
         synchronized (this) {
             if (detached) {
                 if (error != null) {
-                    LOG.error("MCP request {} failed", requestId, error);
+                    LOG.error("MCP request {} failed", requestId, LOGGED.redactThrowable(error));
                     record(JsonRpc.error(requestId, JsonRpc.INTERNAL_ERROR, "Internal error", null));
                 }
                 return;
@@ -151,7 +153,7 @@ final class HttpRequestStream implements McpStreamableServerTransport {
                 if (item == null || item instanceof End) {
                     Throwable error = item == null ? new IllegalStateException("no answer in time") : ((End) item).error();
                     if (error != null) {
-                        LOG.error("MCP request {} failed", requestId, error);
+                        LOG.error("MCP request {} failed", requestId, LOGGED.redactThrowable(error));
                     }
                     if (!answered && sse == null) {
                         responses.sendError(exchange, 500, requestId, JsonRpc.INTERNAL_ERROR, "Internal error");

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
 final class HttpWorkers implements Executor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     static final Duration GRACE = Duration.ofSeconds(1);
     static final int OVERLOAD_THREADS = 2;
@@ -88,7 +90,7 @@ final class HttpWorkers implements Executor {
         try {
             exchange.run();
         } catch (Throwable e) {
-            LOG.error("MCP HTTP connection failed", e);
+            LOG.error("MCP HTTP connection failed", LOGGED.redactThrowable(e));
         } finally {
             OVERLOADED.remove();
             watch.end();

@@ -14,6 +14,8 @@ import org.slf4j.LoggerFactory;
 final class SerialExecutor implements Executor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     private final Executor pool;
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
@@ -29,7 +31,7 @@ final class SerialExecutor implements Executor {
             try {
                 task.run();
             } catch (Throwable e) {
-                LOG.error("An MCP stream task failed", e);
+                LOG.error("An MCP stream task failed", LOGGED.redactThrowable(e));
             } finally {
                 try {
                     next();

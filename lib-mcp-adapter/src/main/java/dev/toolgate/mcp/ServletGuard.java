@@ -39,6 +39,8 @@ final class ServletGuard extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     /** The request attribute holding the authenticated {@link Principal}. */
     static final String PRINCIPAL_ATTRIBUTE = ServletGuard.class.getName() + ".principal";
@@ -249,7 +251,7 @@ final class ServletGuard extends HttpServlet {
         try {
             principal = Objects.requireNonNullElse(authenticator.authenticate(request), Optional.empty());
         } catch (RuntimeException e) {
-            LOG.warn("The MCP request authenticator failed; refusing the request", e);
+            LOG.warn("The MCP request authenticator failed; refusing the request", LOGGED.redactThrowable(e));
             principal = Optional.empty();
         }
         if (principal.isEmpty()) {

@@ -27,6 +27,8 @@ import org.springframework.ai.tool.definition.ToolDefinition;
 final class GatedToolCallback implements ToolCallback {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateToolCallbacks.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     private final ToolgateToolCallbacks owner;
     private final String qualifiedName;
@@ -87,7 +89,7 @@ final class GatedToolCallback implements ToolCallback {
         } catch (ToolExecutionException e) {
             return ModelReplies.failed(e, chatName);
         } catch (RuntimeException e) {
-            LOG.error("Spring AI call of {} ({}) failed", qualifiedName, chatName, e);
+            LOG.error("Spring AI call of {} ({}) failed", qualifiedName, chatName, LOGGED.redactThrowable(e));
             return ModelReplies.internal(chatName);
         }
     }

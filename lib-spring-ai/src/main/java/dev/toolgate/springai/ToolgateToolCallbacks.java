@@ -58,6 +58,8 @@ import org.springframework.ai.tool.ToolCallbackProvider;
 public final class ToolgateToolCallbacks implements ToolCallbackProvider {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateToolCallbacks.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
     /** The transport recorded in the audit trail for calls through this adapter. */
     public static final String TRANSPORT = "spring-ai";
 
@@ -179,7 +181,7 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
             try {
                 onProposal.accept(proposal);
             } catch (RuntimeException e) {
-                LOG.error("onProposal listener failed for proposal {}", proposal.callId(), e);
+                LOG.error("onProposal listener failed for proposal {}", proposal.callId(), LOGGED.redactThrowable(e));
             }
         }
     }
