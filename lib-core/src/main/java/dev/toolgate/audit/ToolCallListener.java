@@ -4,7 +4,7 @@ package dev.toolgate.audit;
  * Receives an event for every call outcome (executed, proposed, applied, failed, invalid, denied,
  * rejected, interrupted, superseded, and expired: the sweep reports the proposals it expires, decided by
  * {@code service:toolgate}), and for budget refusals. Events carry metadata only; see {@link ToolCallEvent}.
- * With several instances sweeping one store, an expiry may be reported by more than one of them.
+ * With several instances sweeping one store, an expiry is reported once: by the instance whose sweep expired it.
  *
  * <p>Listeners run synchronously on the calling thread after the outcome is stored, so keep them
  * fast or hand off. An exception from a listener is logged and never breaks the call. Register one
