@@ -29,4 +29,15 @@ public interface ToolCallListener {
      */
     default void onSourceListed(SourceListing listing) {
     }
+
+    /**
+     * Called once for each source tool whose schema fingerprint a listing of its source found changed
+     * since the listing before, on a source thread (never on the call path), after the new schema is
+     * registered and before {@link #onSourceListed} for that listing. The first listing after the gate
+     * starts reports nothing (it has nothing to compare with), nor does a tool that is new or was
+     * removed. Each instance that lists the source reports the change it sees. Whether a tool has drifted
+     * from a tenant's review is state, not an event: see {@code Toolgate.catalog}. Does nothing by default.
+     */
+    default void onToolDrifted(ToolDrift drift) {
+    }
 }

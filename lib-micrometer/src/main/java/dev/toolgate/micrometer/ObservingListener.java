@@ -4,6 +4,7 @@ import dev.toolgate.audit.BudgetRefusal;
 import dev.toolgate.audit.SourceListing;
 import dev.toolgate.audit.ToolCallEvent;
 import dev.toolgate.audit.ToolCallListener;
+import dev.toolgate.audit.ToolDrift;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,6 +47,16 @@ final class ObservingListener implements ToolCallListener {
             Counter.builder(ToolgateObservability.SOURCE_LIST_FAILURES).description("Tool source listings that failed")
                     .tag(ToolgateObservability.TAG_SOURCE, listing.sourceId()).register(meters).increment();
         }
+    }
+
+    @Override
+    public void onToolDrifted(ToolDrift drift) {
+        if (meters == null) {
+            return;
+        }
+        Counter.builder(ToolgateObservability.TOOL_DRIFTS).description("Source tools whose schema changed between listings")
+                .tag(ToolgateObservability.TAG_TOOL, drift.toolName()).tag(ToolgateObservability.TAG_SOURCE, drift.sourceId())
+                .register(meters).increment();
     }
 
     @Override

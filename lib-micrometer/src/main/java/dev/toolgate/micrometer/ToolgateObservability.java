@@ -53,6 +53,12 @@ public final class ToolgateObservability {
     /** Gauge: tools whose schema drifted since their review, as one context sees them (cached; see {@link #bind(Toolgate, CallContext)}). */
     public static final String DRIFTED_TOOLS = "toolgate.tools.drifted";
 
+    /**
+     * Counter: source tools whose schema changed between two listings of their source, by tool and
+     * source (once per change, on each instance that lists the source).
+     */
+    public static final String TOOL_DRIFTS = "toolgate.tools.drift";
+
     /** Tag: the qualified tool name. */
     public static final String TAG_TOOL = "tool";
     /** Timer of tool source listings, tagged by source and outcome. */
