@@ -31,9 +31,8 @@ public final class GlobalRegistryListener implements ToolCallListener {
 
     /** Records into {@link Metrics#globalRegistry}. */
     public GlobalRegistryListener() {
-        ObservationRegistry observations = ObservationRegistry.create();
-        observations.observationConfig().observationHandler(new MeterHandler(Metrics.globalRegistry, Clock.systemUTC()));
-        this.delegate = new ObservingListener(observations, Metrics.globalRegistry);
+        this.delegate = new ObservingListener(ObservationRegistry.NOOP, new CallMeters(Metrics.globalRegistry,
+                Clock.systemUTC()), Metrics.globalRegistry);
     }
 
     @Override
