@@ -395,6 +395,14 @@ public final class ToolgateBuilder {
                         LOG.warn("Listener {} failed on the listing of {}", listener, listing.sourceId(), e);
                     }
                 }
+            }, drift -> {
+                for (ToolCallListener listener : allListeners) {
+                    try {
+                        listener.onToolDrifted(drift);
+                    } catch (RuntimeException e) {
+                        LOG.warn("Listener {} failed on the drift of {}", listener, drift.toolName(), e);
+                    }
+                }
             });
             EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper,
                     allNotifiers, noticeQueueCapacity);

@@ -38,9 +38,12 @@ public enum CallStatus {
     /** An operator edited the proposal, which created a new proposal replacing this one. */
     SUPERSEDED;
 
+    /** The lower-case name, computed once: it is read on every call (tags, logs, rows). */
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     /** The lower-case wire name, for example {@code proposed}. */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 
     /** Parses a {@linkplain #wireName() wire name}. */

@@ -78,11 +78,6 @@ final class Events {
         }
     }
 
-    /** True if anyone hears outcomes: listeners or approval notifiers. */
-    boolean active() {
-        return !listeners.isEmpty() || notices.active();
-    }
-
     private void publish(CallRecord record, CallStatus status, PrincipalRef actor, Duration duration, Instant proposedAt) {
         if (listeners.isEmpty()) {
             return;

@@ -40,10 +40,6 @@ final class Notices implements AutoCloseable {
         this.lanes = notifiers.stream().map(n -> new Lane(n, capacity)).toList();
     }
 
-    boolean active() {
-        return !lanes.isEmpty();
-    }
-
     /** The notice an outcome makes, if any, for every notifier; never throws, never blocks. */
     void offer(CallRecord record, CallStatus status, PrincipalRef actor) {
         if (lanes.isEmpty()) {

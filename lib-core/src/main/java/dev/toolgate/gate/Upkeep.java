@@ -1,6 +1,5 @@
 package dev.toolgate.gate;
 
-import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.spi.CallStore.Purge;
@@ -36,42 +35,33 @@ final class Upkeep {
     }
 
     SweepResult sweep() {
-        long start = System.nanoTime();
-        List<CallRecord> due = steps.events.active() ? dueProposals() : List.of();
-        int expired = steps.calls.expireDue();
-        if (expired > 0) {
-            LOG.debug("Expired {} proposal(s)", expired);
-            publishExpired(due, start);
-        }
+        int expired = expireDue();
         int interrupted = interruptOverdue();
         return new SweepResult(expired, interrupted, purgeByRetention());
     }
 
     /**
-     * Proposals still marked proposed whose expiry passed (the newest {@link CallQuery#MAX_LIMIT} proposed
-     * ones are looked at), read before they are marked expired so their notices and listener events can be sent.
+     * Marks the proposals whose expiry passed expired, a few batches per sweep, and sends an expiry
+     * notice and listener event for each, by whichever instance expired it: the store returns each
+     * expired proposal to exactly one sweeper, so an expiry is reported once across all instances.
      */
-    private List<CallRecord> dueProposals() {
-        try {
-            Instant now = steps.calls.now();
-            return steps.calls.query(CallQuery.latest(CallQuery.MAX_LIMIT).status(CallStatus.PROPOSED)).stream()
-                    .filter(r -> r.tokenDigest() != null && !r.pendingAt(now)).toList();
-        } catch (RuntimeException e) {
-            LOG.warn("Cannot read the proposals due to expire; their expiry notices are skipped", e);
-            return List.of();
-        }
-    }
-
-    /** An expiry notice and listener event for each due proposal that is now marked expired. */
-    private void publishExpired(List<CallRecord> due, long start) {
-        for (CallRecord candidate : due) {
-            try {
-                steps.calls.find(candidate.id()).filter(r -> r.status() == CallStatus.EXPIRED)
-                        .ifPresent(r -> steps.events.publishExpired(r, start));
-            } catch (RuntimeException e) {
-                LOG.warn("Cannot read expired proposal {}; its expiry notice is skipped", candidate.id(), e);
+    private int expireDue() {
+        long start = System.nanoTime();
+        int total = 0;
+        for (int batch = 0; batch < BATCHES_PER_SWEEP; batch++) {
+            List<CallRecord> expired = steps.calls.expireDue(BATCH);
+            for (CallRecord record : expired) {
+                steps.events.publishExpired(record, start);
+            }
+            total += expired.size();
+            if (expired.size() < BATCH) {
+                break;
             }
         }
+        if (total > 0) {
+            LOG.debug("Expired {} proposal(s)", total);
+        }
+        return total;
     }
 
     /** A few batches of each kind the retention no longer keeps, at most every {@link #PURGE_EVERY}. */

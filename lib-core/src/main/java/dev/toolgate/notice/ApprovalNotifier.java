@@ -8,8 +8,8 @@ package dev.toolgate.notice;
  * bounded queue and daemon thread, owned by the gate and stopped when it closes. A slow, hanging or
  * throwing notifier never delays or fails a call; while its queue is full, new notices for it are
  * dropped (logged at WARN, and reported to {@link #dropped}). Notices for one notifier arrive in the
- * order the gate saw them on one instance; with several instances, each instance notifies what it saw
- * (a proposal's expiry may then be reported by more than one sweeper).
+ * order the gate saw them on one instance; with several instances, each instance notifies what it saw.
+ * An expiry is notified once across all instances: by the sweeper that expired the proposal.
  *
  * <p>Register one with {@code Toolgate.builder().notifier(...)} (several are allowed) or in
  * {@code META-INF/services/dev.toolgate.notice.ApprovalNotifier}.

@@ -11,9 +11,12 @@ public enum Mode {
     /** Never runs; calls are refused and recorded as denied. */
     DENY;
 
+    /** The lower-case name, computed once: it is read on every call (tags, logs, rows). */
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     /** {@code allow}, {@code require_approval} or {@code deny}. */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 
     /** Parses a {@linkplain #wireName() wire name}, case-insensitively. */

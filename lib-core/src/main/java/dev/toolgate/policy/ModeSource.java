@@ -11,8 +11,11 @@ public enum ModeSource {
     /** No override: inferred from the tool's effect (READ allows, MUTATE and DESTRUCTIVE require approval). */
     INFERRED_DEFAULT;
 
+    /** The lower-case name, computed once: it is read on every call (tags, logs, rows). */
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     /** {@code automation_override}, {@code tenant_default} or {@code inferred_default}. */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 }

@@ -1,6 +1,7 @@
 package dev.toolgate.source;
 
 import dev.toolgate.audit.SourceListing;
+import dev.toolgate.audit.ToolDrift;
 import java.util.function.Consumer;
 
 import dev.toolgate.gate.SourceUnavailableException;
@@ -85,10 +86,12 @@ public final class SourceCatalog implements AutoCloseable {
     private final ExecutorService listers;
     private final ScheduledExecutorService refresher;
     private final Consumer<SourceListing> observer;
+    private final Consumer<ToolDrift> drifts;
 
     private SourceCatalog(List<ToolSource> sources, SecretResolver secrets, ToolRegistry registry, Settings settings,
-                          Clock clock, Consumer<SourceListing> observer) {
+                          Clock clock, Consumer<SourceListing> observer, Consumer<ToolDrift> drifts) {
         this.observer = observer;
+        this.drifts = drifts;
         this.registry = registry;
         this.settings = settings;
         this.clock = clock;
@@ -128,9 +131,21 @@ public final class SourceCatalog implements AutoCloseable {
      */
     public static SourceCatalog start(List<ToolSource> sources, SecretResolver secrets, ToolRegistry registry,
                                       Settings settings, Consumer<SourceListing> observer) {
+        return start(sources, secrets, registry, settings, observer, drift -> { });
+    }
+
+    /**
+     * As {@link #start(List, SecretResolver, ToolRegistry, Settings, Consumer)}, telling {@code drifts} of
+     * every source tool whose schema fingerprint a listing found changed since the listing before, once
+     * per change, on the listing's thread, before {@code observer} hears of that listing (see
+     * {@link dev.toolgate.audit.ToolCallListener#onToolDrifted}; an exception it throws is logged and ignored).
+     */
+    public static SourceCatalog start(List<ToolSource> sources, SecretResolver secrets, ToolRegistry registry,
+                                      Settings settings, Consumer<SourceListing> observer, Consumer<ToolDrift> drifts) {
         Objects.requireNonNull(secrets, "secrets");
         SourceCatalog catalog = new SourceCatalog(List.copyOf(sources), secrets, Objects.requireNonNull(registry, "registry"),
-                Objects.requireNonNull(settings, "settings"), Clock.systemUTC(), Objects.requireNonNull(observer, "observer"));
+                Objects.requireNonNull(settings, "settings"), Clock.systemUTC(), Objects.requireNonNull(observer, "observer"),
+                Objects.requireNonNull(drifts, "drifts"));
         for (SourceEntry entry : catalog.entries.values()) {
             try {
                 entry.source().watch(() -> catalog.list(entry));
@@ -268,6 +283,14 @@ public final class SourceCatalog implements AutoCloseable {
         }
     }
 
+    private void drifted(ToolDrift drift) {
+        try {
+            drifts.accept(drift);
+        } catch (RuntimeException e) {
+            LOG.warn("A listener of tool drift failed on {}", drift.toolName(), e);
+        }
+    }
+
     private void install(SourceEntry entry, List<SourceTool> listed, List<String> skippedBySource) {
         List<Tool<?, ?>> tools = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
@@ -291,7 +314,21 @@ public final class SourceCatalog implements AutoCloseable {
                 skipped.add(entry.secrets().scrub(tool.name() + ": " + message));
             }
         }
+        Map<String, String> before = new java.util.HashMap<>();
+        for (RegisteredTool tool : registry.tools()) {
+            if (tool.pluginId().equals(entry.id())) {
+                before.put(tool.name(), tool.schemaFingerprint());
+            }
+        }
         List<RegisteredTool> registered = registry.replace(ToolProvider.of(entry.id(), tools.toArray(Tool<?, ?>[]::new)));
+        for (RegisteredTool tool : registered) {
+            String previous = before.get(tool.name());
+            if (previous != null && !previous.equals(tool.schemaFingerprint())) {
+                LOG.info("Tool {} of source {} changed its schema; it drifts from every tenant's review until an operator"
+                        + " re-confirms it", tool.name(), entry.id());
+                drifted(new ToolDrift(tool.name(), entry.id(), previous, tool.schemaFingerprint()));
+            }
+        }
         if (!skipped.isEmpty()) {
             LOG.warn("Tool source {} offered {} tool(s) the gate cannot register: {}", entry.id(), skipped.size(), skipped);
         }

@@ -179,12 +179,16 @@ public interface CallStore {
     int countPending(String sessionId);
 
     /**
-     * Marks proposals whose expiry passed as {@code EXPIRED}. Hygiene only: apply rejects expired
-     * tokens whether or not this ran. Safe to run on every instance at once.
+     * Marks at most {@code limit} proposals whose expiry passed as {@code EXPIRED} and returns them as
+     * they are now (status {@code EXPIRED}, {@code completedAt} set to the store's time). Hygiene only:
+     * apply rejects expired tokens whether or not this ran. Safe to run on every instance at once: a
+     * proposal is expired, and returned, by exactly one caller, so each expiry is reported once across
+     * all instances; a proposal decided meanwhile is never expired.
      *
-     * @return how many proposals this call expired
+     * @return the proposals this call expired (fewer than {@code limit} means none are left due);
+     *         empty for a {@code limit} below 1
      */
-    int expireDue();
+    List<CallRecord> expireDue(int limit);
 
     /**
      * Deletes at most {@code limit} rows of one kind whose time is before {@code before}, oldest

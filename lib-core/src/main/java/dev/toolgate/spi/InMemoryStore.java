@@ -729,20 +729,23 @@ public final class InMemoryStore implements ToolgateStore {
         }
 
         @Override
-        public int expireDue() {
+        public List<CallRecord> expireDue(int limit) {
             Instant now = now();
-            int expired = 0;
+            List<CallRecord> expired = new java.util.ArrayList<>();
             for (String id : records.keySet()) {
-                boolean[] done = {false};
+                if (expired.size() >= limit) {
+                    break;
+                }
+                CallRecord[] after = {null};
                 records.computeIfPresent(id, (key, r) -> {
                     if (r.status() != CallStatus.PROPOSED || r.expiresAt() == null || r.expiresAt().isAfter(now)) {
                         return r;
                     }
-                    done[0] = true;
-                    return r.toBuilder().status(CallStatus.EXPIRED).completedAt(now).build();
+                    after[0] = r.toBuilder().status(CallStatus.EXPIRED).completedAt(now).build();
+                    return after[0];
                 });
-                if (done[0]) {
-                    expired++;
+                if (after[0] != null) { // changed under the record's lock: no other caller expires it
+                    expired.add(after[0]);
                     finished(id);
                 }
             }

@@ -17,6 +17,9 @@ public enum Effect {
      */
     DESTRUCTIVE;
 
+    /** The lower-case name, computed once: it is read on every call (tags, logs, rows). */
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     /** True for {@link #MUTATE} and {@link #DESTRUCTIVE}. */
     public boolean mutates() {
         return this != READ;
@@ -24,7 +27,7 @@ public enum Effect {
 
     /** The lower-case wire name: {@code read}, {@code mutate} or {@code destructive}. */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 
     /** Parses a {@linkplain #wireName() wire name} (case-insensitive). */

@@ -7,6 +7,10 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.audit.SourceListing;
+import dev.toolgate.audit.ToolCallEvent;
+import dev.toolgate.audit.ToolCallListener;
+import dev.toolgate.audit.ToolDrift;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
@@ -429,5 +433,82 @@ class ToolSourcesTest {
                 .as("re-confirming never turns DENY into anything else").isInstanceOf(Denied.class);
         assertThat(two.catalog(carol)).filteredOn(e -> e.descriptor().name().equals("mcp:ops.restart")).singleElement()
                 .satisfies(e -> assertThat(e.mode().source()).isEqualTo(ModeSource.TENANT_DEFAULT));
+    }
+
+    @Test
+    void aListingThatChangesASchemaTellsListenersOncePerChangeOffTheCallPath() {
+        FakeSource ops = new FakeSource("mcp:ops", SourceTool.of("restart", "Restart a service.", Effect.MUTATE, TEXT),
+                SourceTool.of("status", "Service status.", Effect.READ, TEXT));
+        List<ToolDrift> drifts = new CopyOnWriteArrayList<>();
+        List<String> threads = new CopyOnWriteArrayList<>();
+        List<String> order = new CopyOnWriteArrayList<>();
+        ToolCallListener listener = new ToolCallListener() {
+            @Override
+            public void onCall(ToolCallEvent event) {
+            }
+
+            @Override
+            public void onSourceListed(SourceListing listing) {
+                order.add("listed");
+            }
+
+            @Override
+            public void onToolDrifted(ToolDrift drift) {
+                drifts.add(drift);
+                threads.add(Thread.currentThread().getName());
+                order.add("drifted " + drift.toolName());
+            }
+        };
+        ToolCallListener failing = new ToolCallListener() {
+            @Override
+            public void onCall(ToolCallEvent event) {
+            }
+
+            @Override
+            public void onToolDrifted(ToolDrift drift) {
+                throw new IllegalStateException("listener down");
+            }
+        };
+        Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(new InMemoryStore())
+                .policyCacheTtl(Duration.ZERO).sourceTimings(Duration.ofMinutes(5), Duration.ofMillis(500), Duration.ofSeconds(5))
+                .source(ops).listener(failing).listener(listener).build();
+        gates.add(gate);
+        String before = gate.registry().find("mcp:ops.restart").orElseThrow().schemaFingerprint();
+        assertThat(drifts).as("the first listing has nothing to compare with").isEmpty();
+
+        ObjectNode reworded = schema("{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\","
+                + "\"description\":\"Which one\"}},\"required\":[\"text\"]}");
+        ops.tools = List.of(SourceTool.of("restart", "Restart one service.", Effect.MUTATE, reworded),
+                SourceTool.of("status", "Service status.", Effect.READ, TEXT));
+        gate.refreshSources();
+        assertThat(drifts).as("new wording is no drift").isEmpty();
+
+        ObjectNode widened = schema("{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
+                + "\"force\":{\"type\":\"boolean\"}},\"required\":[\"text\"]}");
+        ops.tools = List.of(SourceTool.of("restart", "Restart a service.", Effect.MUTATE, widened),
+                SourceTool.of("status", "Service status.", Effect.READ, TEXT),
+                SourceTool.of("stop", "Stop a service.", Effect.MUTATE, widened));
+        order.clear();
+        gate.refreshSources();
+        String after = gate.registry().find("mcp:ops.restart").orElseThrow().schemaFingerprint();
+        assertThat(after).isNotEqualTo(before);
+        assertThat(drifts).as("one event for the changed tool; none for the unchanged or the new one")
+                .containsExactly(new ToolDrift("mcp:ops.restart", "mcp:ops", before, after));
+        assertThat(order).as("drift before the listing it came with").containsExactly("drifted mcp:ops.restart", "listed");
+        assertThat(threads).as("on a source thread, not the caller's").noneMatch(n -> n.equals(Thread.currentThread().getName()))
+                .allMatch(n -> n.startsWith("toolgate-source-"));
+
+        gate.refreshSources();
+        CallContext carol = ctx(CAROL).withTenant("acme");
+        for (int i = 0; i < 3; i++) {
+            gate.call(carol, "mcp:ops.status", "{\"text\":\"api\"}");
+        }
+        assertThat(drifts).as("once per change: not again on the next listing, nor per call").hasSize(1);
+
+        ops.tools = List.of(SourceTool.of("restart", "Restart a service.", Effect.MUTATE, TEXT));
+        gate.refreshSources();
+        assertThat(drifts).as("changing back is a change too").hasSize(2)
+                .last().isEqualTo(new ToolDrift("mcp:ops.restart", "mcp:ops", after, before));
+        assertThatThrownBy(() -> new ToolDrift("t", "mcp:ops", before, before)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -56,8 +56,10 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  *       H2 the insert through {@code FINAL TABLE} whose unique violation is caught; a caller that lost
  *       then reads the revert that won (one more query).</li>
  *   <li>{@link #markReverted}: one guarded update ({@code applied} and not yet marked).</li>
- *   <li>{@link #close}, {@link #expireDue}: one guarded update; concurrent sweepers each expire a row
- *       at most once.</li>
+ *   <li>{@link #close}: one guarded update.</li>
+ *   <li>{@link #expireDue}: like {@link #interruptOverdue}, a guarded update of at most {@code limit}
+ *       due proposals, oldest expiry first, returning them ({@link PickedRows}): concurrent sweepers on
+ *       every instance each expire, and return, a row at most once, and never one decided meanwhile.</li>
  *   <li>{@link #purge} and {@link #endSession}: see {@link Purges}; never on a call's path.</li>
  * </ul>
  */
@@ -88,7 +90,7 @@ final class JdbcCallStore implements CallStore {
     private final String claim;
     private final String close;
     private final String countPending;
-    private final String expireDue;
+    private final PickedRows expireDue;
     private final PickedRows interruptOverdue;
     private final String resolve;
     private final PlainSql claimRevert;
@@ -144,8 +146,8 @@ final class JdbcCallStore implements CallStore {
         this.close = "UPDATE " + TABLE + " SET status = :status, decided_by = :decided_by, decision_reason = :reason,"
                 + " superseded_by = :superseded_by, completed_at = " + now + " WHERE id = :id AND " + pending;
         this.countPending = "SELECT COUNT(*) FROM " + TABLE + " WHERE session_id = :session_id AND " + pending;
-        this.expireDue = "UPDATE " + TABLE + " SET status = 'expired', completed_at = " + now
-                + " WHERE status = 'proposed' AND expires_at <= " + now;
+        this.expireDue = new PickedRows(db, TABLE, "status = 'proposed' AND expires_at <= " + now, "expires_at",
+                "UPDATE " + TABLE + " SET status = 'expired', completed_at = " + now, CallRows.COLUMNS);
         this.interruptOverdue = new PickedRows(db, TABLE, "status = 'applying' AND outcome_due_at <= " + now, "outcome_due_at",
                 "UPDATE " + TABLE + " SET status = 'interrupted', completed_at = " + now, CallRows.COLUMNS);
         this.resolve = "UPDATE " + TABLE + " SET status = :status, error = :error, completed_at = " + now
@@ -498,8 +500,11 @@ final class JdbcCallStore implements CallStore {
     }
 
     @Override
-    public int expireDue() {
-        return db.withHandle(h -> h.createUpdate(expireDue).bind("now", db.now()).execute());
+    public List<CallRecord> expireDue(int limit) {
+        if (limit < 1) {
+            return List.of();
+        }
+        return expireDue.changeReturning(limit, null, CallRows.MAPPER);
     }
 
     @Override

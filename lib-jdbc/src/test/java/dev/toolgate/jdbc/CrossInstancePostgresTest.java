@@ -8,6 +8,7 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.audit.ExecutionRecord;
 import dev.toolgate.audit.ExecutionStatus;
+import dev.toolgate.audit.ToolCallListener;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
@@ -25,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -241,6 +243,56 @@ class CrossInstancePostgresTest {
         assertThat(total).isEqualTo(proposals);
         assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.EXPIRED))).hasSize(proposals);
         assertThat(all.get(0).gate().findCalls(CallQuery.latest(1000).status(CallStatus.PROPOSED))).isEmpty();
+    }
+
+    @Test
+    void twoInstancesSweepingAtOnceReportEachExpiryToListenersExactlyOnce() throws Exception {
+        Map<String, AtomicInteger> heard = new ConcurrentHashMap<>();
+        AtomicInteger otherEvents = new AtomicInteger();
+        ToolCallListener expiries = event -> {
+            if (event.status() == CallStatus.EXPIRED) {
+                heard.computeIfAbsent(event.callId(), id -> new AtomicInteger()).incrementAndGet();
+            } else if (event.status() != CallStatus.PROPOSED) {
+                otherEvents.incrementAndGet();
+            }
+        };
+        List<Hosts> two = new ArrayList<>();
+        for (int i = 0; i < 2; i++) { // two engines, each with its own store and pool
+            Hosts host = Hosts.on(stores.get(i), b -> b.proposalTtl(Duration.ofSeconds(1)).maxPendingPerSession(100)
+                    .listener(expiries));
+            hosts.add(host);
+            two.add(host);
+        }
+        int proposals = 1_200; // more than one store batch (500) per sweep
+        List<String> ids = Together.run(8, t -> {
+            List<String> mine = new ArrayList<>();
+            for (int i = t; i < proposals; i += 8) {
+                CallContext ctx = Hosts.ctx(Hosts.WRITER).withSession("s-" + (i % 40));
+                mine.add(two.get(i % 2).gate().propose(ctx, "notes.add", "{\"id\":\"n" + i + "\",\"text\":\"x\"}")
+                        .callId());
+            }
+            return mine;
+        }).stream().flatMap(List::stream).toList();
+        Thread.sleep(1_500); // every proposal is past its expiry (database time)
+
+        int sweepers = 6;
+        int total = Together.run(sweepers, i -> {
+            int expired = 0;
+            int swept;
+            do {
+                swept = two.get(i % 2).gate().sweep().expired();
+                expired += swept;
+            } while (swept > 0);
+            return expired;
+        }).stream().mapToInt(Integer::intValue).sum();
+
+        assertThat(total).as("expired by the sweeps, in total").isEqualTo(proposals);
+        assertThat(heard).as("an expiry event for every proposal").hasSize(proposals);
+        assertThat(heard.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(heard).as("each expiry published exactly once across both instances")
+                .allSatisfy((id, count) -> assertThat(count).hasValue(1));
+        assertThat(otherEvents).hasValue(0);
+        assertThat(two.get(1).gate().findCalls(CallQuery.latest(1000).status(CallStatus.PROPOSED))).isEmpty();
     }
 
     /** Reads, adds the note named in the input (which needs consent), reads again; returns what the add said. */

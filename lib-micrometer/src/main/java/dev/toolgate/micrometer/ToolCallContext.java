@@ -1,7 +1,6 @@
 package dev.toolgate.micrometer;
 
 import dev.toolgate.audit.BudgetRefusal;
-import dev.toolgate.audit.ToolCallEvent;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.ModeSource;
 import dev.toolgate.tool.Effect;
@@ -35,29 +34,43 @@ public final class ToolCallContext extends Observation.Context {
     private final String tenantId;
     private final String sessionId;
 
-    private ToolCallContext(String callId, String toolName, Effect effect, String status, Mode mode, ModeSource modeSource,
-                            String transport, Duration duration, Instant proposedAt, String tenantId, String sessionId) {
+    /**
+     * The low-cardinality facts of an outcome, as tag values: the key of its meters, key values and name,
+     * each built once per distinct key.
+     */
+    record Facts(String tool, String effect, String mode, String modeSource, String status, String transport) {
+
+        static Facts of(String tool, Effect effect, Mode mode, ModeSource modeSource, String status, String transport) {
+            return new Facts(tool, effect.wireName(), modeTag(mode), sourceTag(modeSource), status, transport);
+        }
+    }
+
+    private final Facts facts;
+
+    ToolCallContext(String callId, Effect effect, Mode mode, ModeSource modeSource, Duration duration, Instant proposedAt,
+                    String tenantId, String sessionId, Facts facts) {
         this.callId = callId;
-        this.toolName = toolName;
+        this.toolName = facts.tool();
         this.effect = effect;
-        this.status = status;
+        this.status = facts.status();
         this.mode = mode;
         this.modeSource = modeSource;
-        this.transport = transport;
+        this.transport = facts.transport();
         this.duration = duration;
         this.proposedAt = proposedAt;
         this.tenantId = tenantId;
         this.sessionId = sessionId;
-    }
-
-    static ToolCallContext of(ToolCallEvent e) {
-        return new ToolCallContext(e.callId(), e.toolName(), e.effect(), e.status().wireName(), e.mode(), e.modeSource(),
-                e.transport(), e.duration(), e.proposedAt(), e.tenantId(), e.sessionId());
+        this.facts = facts;
     }
 
     static ToolCallContext of(BudgetRefusal r) {
-        return new ToolCallContext(null, r.toolName(), r.effect(), OVER_BUDGET, r.mode(), r.modeSource(), r.transport(),
-                r.duration(), null, r.tenantId(), r.sessionId());
+        return new ToolCallContext(null, r.effect(), r.mode(), r.modeSource(), r.duration(), null, r.tenantId(),
+                r.sessionId(), Facts.of(r.toolName(), r.effect(), r.mode(), r.modeSource(), OVER_BUDGET, r.transport()));
+    }
+
+    /** The outcome's tag values. */
+    Facts facts() {
+        return facts;
     }
 
     /** The call id (the audit record's), or null for a budget refusal (nothing was recorded). */

@@ -19,15 +19,22 @@ import java.util.Objects;
  * Toolgate toolgate = obs.bind(builder.build());   // the pending and paused gauges read through it
  * }</pre>
  *
- * <p>Every call outcome (and every budget refusal) becomes one observation named {@value #OBSERVATION}
- * with the low-cardinality key values {@value #TAG_TOOL}, {@value #TAG_EFFECT}, {@value #TAG_MODE},
- * {@value #TAG_MODE_SOURCE}, {@value #TAG_STATUS} and {@value #TAG_TRANSPORT}, the call id as the
- * high-cardinality {@code gen_ai.tool.call.id}, and the contextual name
- * {@code execute_tool <tool>}; and one SLF4J event on the logger {@code dev.toolgate.calls}. Toolgate
- * reports an outcome after it happened, so the observation carries the measured duration in its
- * {@link ToolCallContext}: the handlers this class registers use it (meters with {@code meters},
- * GenAI spans with {@code tracer}). A generic handler of the same registry sees a zero-length
- * observation. Principal ids, sessions, arguments and results are never tags or span attributes.
+ * <p>Every call outcome (and every budget refusal) is recorded on Toolgate's meters (with {@code meters},
+ * directly: see below), becomes one observation named {@value #OBSERVATION} with the low-cardinality key
+ * values {@value #TAG_TOOL}, {@value #TAG_EFFECT}, {@value #TAG_MODE}, {@value #TAG_MODE_SOURCE},
+ * {@value #TAG_STATUS} and {@value #TAG_TRANSPORT}, the call id as the high-cardinality
+ * {@code gen_ai.tool.call.id}, and the contextual name {@code execute_tool <tool>}; and one SLF4J event on
+ * the logger {@code dev.toolgate.calls}. Toolgate reports an outcome after it happened, so the
+ * observation carries the measured duration in its {@link ToolCallContext}: the span handler this class
+ * registers with {@code tracer} uses it to back-date GenAI spans. A generic handler of the same registry
+ * sees a zero-length observation. Principal ids, sessions, arguments and results are never tags or span
+ * attributes.
+ *
+ * <p>The listener runs on the call path. Toolgate's meters are therefore recorded directly, not through
+ * an observation handler, and the observation is built only when the observation registry has handlers
+ * (a tracer's, or the host's own); a registry without any ({@code ObservationRegistry.create()} with no
+ * tracer, or {@code ObservationRegistry.NOOP}) costs nothing. Each distinct set of tag values gets its
+ * meters and key values built once.
  */
 public final class ToolgateObservability {
 
@@ -52,6 +59,12 @@ public final class ToolgateObservability {
 
     /** Gauge: tools whose schema drifted since their review, as one context sees them (cached; see {@link #bind(Toolgate, CallContext)}). */
     public static final String DRIFTED_TOOLS = "toolgate.tools.drifted";
+
+    /**
+     * Counter: source tools whose schema changed between two listings of their source, by tool and
+     * source (once per change, on each instance that lists the source).
+     */
+    public static final String TOOL_DRIFTS = "toolgate.tools.drift";
 
     /** Tag: the qualified tool name. */
     public static final String TAG_TOOL = "tool";
@@ -113,13 +126,10 @@ public final class ToolgateObservability {
         Objects.requireNonNull(builder, "builder");
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(clock, "clock");
-        if (meters != null) {
-            registry.observationConfig().observationHandler(new MeterHandler(meters, clock));
-        }
         if (tracer != null) {
             registry.observationConfig().observationHandler(new SpanHandler(tracer, clock));
         }
-        builder.listener(new ObservingListener(registry, meters));
+        builder.listener(new ObservingListener(registry, meters == null ? null : new CallMeters(meters, clock), meters));
         return new ToolgateObservability(meters, clock);
     }
 

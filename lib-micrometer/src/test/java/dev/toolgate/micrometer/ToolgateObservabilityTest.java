@@ -336,6 +336,8 @@ class ToolgateObservabilityTest {
     /** A tool source in memory that can go down. */
     static final class OpsSource implements dev.toolgate.source.ToolSource {
         volatile boolean down;
+        /** Adds a property to the schema: a drift. */
+        volatile boolean widened;
 
         @Override
         public String id() {
@@ -349,7 +351,9 @@ class ToolgateObservabilityTest {
             }
             return List.of(dev.toolgate.source.SourceTool.of("restart", "Restart a service.", Effect.MUTATE,
                     (tools.jackson.databind.node.ObjectNode) dev.toolgate.json.Json.parse(
-                            "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}")));
+                            widened ? "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
+                                    + "\"force\":{\"type\":\"boolean\"}}}"
+                                    : "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}")));
         }
 
         @Override
@@ -377,6 +381,30 @@ class ToolgateObservabilityTest {
                 .isEqualTo(1);
         assertThat(meters.find(ToolgateObservability.SOURCE_LIST_FAILURES).tag("source", "mcp:ops").counter().count())
                 .isEqualTo(1);
+        assertNothingSensitive();
+    }
+
+    @Test
+    void aSourceToolWhoseSchemaChangesIsCountedOncePerChange() {
+        OpsSource ops = new OpsSource();
+        Toolgate withSource = gate(Toolgate.builder().store(new InMemoryStore(clock)).source(ops));
+        withSource.refreshSources();
+        assertThat(meters.find(ToolgateObservability.TOOL_DRIFTS).counter()).as("no change, no drift").isNull();
+
+        ops.widened = true;
+        withSource.refreshSources();
+        withSource.refreshSources();
+        CallContext acme = CallContext.of(operator).withTenant(TENANT).withSession(SESSION);
+        withSource.call(acme, "mcp:ops.restart", "{\"text\":\"" + ARG + "\",\"force\":true}");
+        withSource.call(acme, "mcp:ops.restart", "{\"text\":\"" + ARG + "\",\"force\":false}");
+        assertThat(meters.find(ToolgateObservability.TOOL_DRIFTS).tag("tool", "mcp:ops.restart").tag("source", "mcp:ops")
+                .counter().count()).as("one change: counted once, not per listing or call").isEqualTo(1);
+
+        ops.widened = false;
+        withSource.refreshSources();
+        assertThat(meters.find(ToolgateObservability.TOOL_DRIFTS).counter().count()).isEqualTo(2);
+        assertThat(meters.find(ToolgateObservability.TOOL_DRIFTS).counter().getId().getTags())
+                .extracting(io.micrometer.core.instrument.Tag::getKey).containsExactlyInAnyOrder("tool", "source");
         assertNothingSensitive();
     }
 

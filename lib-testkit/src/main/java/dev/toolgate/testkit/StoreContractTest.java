@@ -33,6 +33,7 @@ import dev.toolgate.tool.Effect;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -349,13 +350,52 @@ public abstract class StoreContractTest {
         calls.claim(applied.id(), claimBy(ANN), null);
         clock.advance(Duration.ofMinutes(5));
 
-        List<Integer> counts = Together.run(6, t -> calls.expireDue());
-        assertThat(counts.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1);
-        assertThat(calls.find(due.id()).orElseThrow().status()).isEqualTo(CallStatus.EXPIRED);
+        List<List<CallRecord>> expired = Together.run(6, t -> calls.expireDue(100));
+        assertThat(expired.stream().mapToInt(List::size).sum()).as("each due proposal is expired by exactly one sweeper")
+                .isEqualTo(1);
+        CallRecord returned = expired.stream().flatMap(List::stream).findFirst().orElseThrow();
+        assertThat(returned.id()).isEqualTo(due.id());
+        assertThat(returned.status()).as("returned as it is now").isEqualTo(CallStatus.EXPIRED);
+        assertThat(returned.completedAt()).isEqualTo(clock.instant());
+        assertThat(calls.find(due.id())).contains(returned);
         assertThat(calls.find(notDue.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
         assertThat(calls.find(applied.id()).orElseThrow().status()).isEqualTo(CallStatus.APPLYING);
-        assertThat(calls.expireDue()).isZero();
+        assertThat(calls.expireDue(100)).isEmpty();
         assertThat(calls.claim(due.id(), claimBy(ANN), null).status()).isEqualTo(ClaimResult.Status.EXPIRED);
+    }
+
+    @Test
+    void expireDueExpiresAtMostTheLimitAndEachDueProposalOnceAcrossConcurrentSweepers() throws Exception {
+        List<String> due = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            due.add(proposed("s" + (i % 4)).id());
+        }
+        CallRecord decided = proposed("s9");
+        assertThat(calls.close(decided.id(), new Closure(CallStatus.REJECTED, OPS, "no", null))).isTrue();
+        clock.advance(TTL);
+        assertThat(calls.expireDue(0)).as("a limit below 1 expires nothing").isEmpty();
+        List<CallRecord> first = calls.expireDue(3);
+        assertThat(first).hasSize(3);
+
+        List<List<CallRecord>> batches = Together.run(6, t -> {
+            List<CallRecord> mine = new ArrayList<>();
+            List<CallRecord> batch;
+            do {
+                batch = calls.expireDue(2);
+                assertThat(batch.size()).isLessThanOrEqualTo(2);
+                mine.addAll(batch);
+            } while (!batch.isEmpty());
+            return mine;
+        });
+        List<CallRecord> rest = batches.stream().flatMap(List::stream).toList();
+        assertThat(rest).as("the 37 left, each by exactly one sweeper").extracting(CallRecord::id)
+                .hasSize(37).doesNotHaveDuplicates().doesNotContainAnyElementsOf(first.stream().map(CallRecord::id).toList());
+        assertThat(rest).allSatisfy(r -> assertThat(r.status()).isEqualTo(CallStatus.EXPIRED));
+        assertThat(calls.query(CallQuery.latest(100).status(CallStatus.EXPIRED))).extracting(CallRecord::id)
+                .containsExactlyInAnyOrderElementsOf(due);
+        assertThat(calls.find(decided.id()).orElseThrow().status()).as("a decided proposal is never expired")
+                .isEqualTo(CallStatus.REJECTED);
+        assertThat(calls.expireDue(100)).isEmpty();
     }
 
     // ------------------------------------------------------------------------------ interrupted (in doubt)
@@ -444,7 +484,7 @@ public abstract class StoreContractTest {
         CallRecord newRead = calls.record(executed("ann", "s1"));
         CallRecord expiredNow = proposed("s1");
         clock.advance(TTL);
-        calls.expireDue();
+        calls.expireDue(100);
 
         assertThat(calls.purge(CallStore.Purge.CLOSED_PROPOSALS, cutoff, 100)).isEqualTo(1);
         assertThat(calls.find(oldRejected.id())).isEmpty();

@@ -30,8 +30,13 @@ final class Harness {
      * @param opsPerSecond throughput
      * @param p50Micros    median latency
      * @param p99Micros    99th percentile latency
+     * @param cpuMicrosPerOp CPU time the measuring threads used per operation (their own thread CPU time:
+     *                     unlike throughput, it does not depend on how much of a shared machine they got;
+     *                     work on other threads, such as the garbage collector's, is not in it)
+     * @param bytesPerOp  bytes the measuring threads allocated per operation (NaN where the JVM cannot tell)
      */
-    record Result(long ops, long refused, double opsPerSecond, double p50Micros, double p99Micros) {
+    record Result(long ops, long refused, double opsPerSecond, double p50Micros, double p99Micros, double cpuMicrosPerOp,
+                  double bytesPerOp) {
     }
 
     private final Duration warmup;
@@ -80,16 +85,48 @@ final class Harness {
         return results;
     }
 
-    /** Warms each side up, then runs the rounds of alternating slices: element {@code [side][round]}. */
+    /**
+     * Both views of one measurement: each round on its own ({@code [round][side]}) and every round merged
+     * ({@code [side]}).
+     */
+    record Rounds(Result[][] perRound, Result[] total) {
+    }
+
+    /** Measures {@code rounds} rounds of {@code ops} taking turns slice by slice; see {@link Rounds}. */
+    Rounds measure(int threads, List<Op> ops, int rounds) throws Exception {
+        List<List<Sample>> samples = sample(threads, ops, rounds);
+        Result[][] perRound = new Result[rounds][samples.size()];
+        for (int round = 0; round < rounds; round++) {
+            for (int side = 0; side < samples.size(); side++) {
+                perRound[round][side] = merge(List.of(samples.get(side).get(round)));
+            }
+        }
+        return new Rounds(perRound, samples.stream().map(this::merge).toArray(Result[]::new));
+    }
+
     private List<List<Sample>> sample(int threads, List<Op> ops) throws Exception {
+        return sample(threads, ops, rounds);
+    }
+
+    /**
+     * Warms each side up, then runs the rounds of alternating slices: element {@code [side][round]}. Every
+     * other round takes the sides in reverse order, so that no side always runs right after the same one
+     * (after its garbage, say).
+     */
+    private List<List<Sample>> sample(int threads, List<Op> ops, int rounds) throws Exception {
         List<List<Sample>> samples = new ArrayList<>();
         for (Op op : ops) {
             slice(threads, op, warmup);
             samples.add(new ArrayList<>());
         }
         for (int round = 0; round < rounds; round++) {
+            Sample[] taken = new Sample[ops.size()];
+            for (int k = 0; k < ops.size(); k++) {
+                int i = round % 2 == 0 ? k : ops.size() - 1 - k;
+                taken[i] = slice(threads, ops.get(i), slice);
+            }
             for (int i = 0; i < ops.size(); i++) {
-                samples.get(i).add(slice(threads, ops.get(i), slice));
+                samples.get(i).add(taken[i]);
             }
         }
         return samples;
@@ -98,12 +135,28 @@ final class Harness {
     private Result merge(List<Sample> samples) {
         long[] latencies = samples.stream().flatMapToLong(s -> Arrays.stream(s.latencies())).sorted().toArray();
         long refused = samples.stream().mapToLong(Sample::refused).sum();
+        long cpu = samples.stream().mapToLong(Sample::cpuNanos).sum();
+        long bytes = samples.stream().anyMatch(s -> s.bytes() < 0) ? -1 : samples.stream().mapToLong(Sample::bytes).sum();
         double seconds = samples.size() * slice.toNanos() / 1e9;
         return new Result(latencies.length, refused, latencies.length / seconds,
-                percentile(latencies, 0.50) / 1e3, percentile(latencies, 0.99) / 1e3);
+                percentile(latencies, 0.50) / 1e3, percentile(latencies, 0.99) / 1e3,
+                cpu < 0 || latencies.length == 0 ? Double.NaN : cpu / 1e3 / latencies.length,
+                bytes < 0 || latencies.length == 0 ? Double.NaN : (double) bytes / latencies.length);
     }
 
-    private record Sample(long[] latencies, long refused) {
+    /** @param cpuNanos the measuring threads' CPU time, or -1 if the JVM cannot measure it */
+    private record Sample(long[] latencies, long refused, long cpuNanos, long bytes) {
+    }
+
+    private static long allocatedNow() {
+        return THREADS instanceof com.sun.management.ThreadMXBean sun && sun.isThreadAllocatedMemorySupported()
+                ? sun.getCurrentThreadAllocatedBytes() : -1;
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    private static long cpuNow() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     /** Runs {@code op} on {@code threads} threads for {@code length}, measuring nothing (a warm-up). */
@@ -118,6 +171,8 @@ final class Harness {
         CountDownLatch go = new CountDownLatch(1);
         long[] end = new long[1];
         long[] refused = new long[threads];
+        long[] cpu = new long[threads];
+        long[] bytes = new long[threads];
         List<Future<long[]>> futures = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int thread = t;
@@ -126,6 +181,8 @@ final class Harness {
                 go.await();
                 long[] latencies = new long[1 << 14];
                 int n = 0;
+                long cpuStart = cpuNow();
+                long bytesStart = allocatedNow();
                 while (true) {
                     long start = System.nanoTime();
                     if (start >= end[0]) {
@@ -140,6 +197,8 @@ final class Harness {
                         refused[thread]++;
                     }
                 }
+                cpu[thread] = cpuStart < 0 ? -1 : cpuNow() - cpuStart;
+                bytes[thread] = bytesStart < 0 ? -1 : allocatedNow() - bytesStart;
                 return Arrays.copyOf(latencies, n);
             }));
         }
@@ -154,7 +213,10 @@ final class Harness {
         } finally {
             pool.shutdownNow();
         }
-        return new Sample(all.stream().flatMapToLong(Arrays::stream).toArray(), Arrays.stream(refused).sum());
+        long cpuTotal = Arrays.stream(cpu).anyMatch(c -> c < 0) ? -1 : Arrays.stream(cpu).sum();
+        long bytesTotal = Arrays.stream(bytes).anyMatch(b -> b < 0) ? -1 : Arrays.stream(bytes).sum();
+        return new Sample(all.stream().flatMapToLong(Arrays::stream).toArray(), Arrays.stream(refused).sum(), cpuTotal,
+                bytesTotal);
     }
 
     private static double percentile(long[] sorted, double p) {

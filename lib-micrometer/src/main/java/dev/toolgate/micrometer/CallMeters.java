@@ -4,67 +4,63 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * Records Toolgate's meters from a {@link ToolCallContext}, with the duration Toolgate measured (the
- * observation itself is reported after the outcome, so its own elapsed time would be near zero).
+ * Records Toolgate's meters of one outcome, with the duration Toolgate measured. The listener calls it
+ * directly rather than through an observation handler: the outcome is reported after it happened, so an
+ * observation would add nothing to the meters but its cost (about a kilobyte of garbage per call).
+ * The counter and timer of each distinct set of tag values are built once and found with one lookup.
  */
-final class MeterHandler implements ObservationHandler<ToolCallContext> {
+final class CallMeters {
 
     private final MeterRegistry meters;
     private final Clock clock;
 
-    MeterHandler(MeterRegistry meters, Clock clock) {
+    CallMeters(MeterRegistry meters, Clock clock) {
         this.meters = meters;
         this.clock = clock;
     }
 
-    @Override
-    public boolean supportsContext(Observation.Context context) {
-        return context instanceof ToolCallContext;
-    }
-
-    /** The tags of one outcome's counter and duration timer. */
-    private record Key(String tool, String effect, String mode, String source, String status, String transport) {
-    }
-
-    /** The meters of one {@link Key}, built once. */
+    /** The meters of one set of {@link ToolCallContext.Facts}, built once. */
     private record Outcome(Counter calls, Timer duration) {
     }
 
-    private final ConcurrentMap<Key, Outcome> outcomes = new ConcurrentHashMap<>();
+    private final ConcurrentMap<ToolCallContext.Facts, Outcome> outcomes = new ConcurrentHashMap<>();
 
-    @Override
-    public void onStop(ToolCallContext c) {
-        String effect = c.effect().wireName();
-        Key key = new Key(c.toolName(), effect, ToolCallContext.modeTag(c.mode()), ToolCallContext.sourceTag(c.modeSource()),
-                c.status(), c.transport());
-        Outcome outcome = outcomes.computeIfAbsent(key, this::register);
+    /**
+     * Counts and times one outcome; for the decision on a proposal that waited ({@code proposedAt} set),
+     * the approval latency too.
+     */
+    void record(ToolCallContext.Facts facts, Duration duration, Instant proposedAt) {
+        Outcome outcome = outcomes.get(facts);
+        if (outcome == null) {
+            outcome = outcomes.computeIfAbsent(facts, this::register);
+        }
         outcome.calls().increment();
-        outcome.duration().record(c.duration());
-        if (c.proposedAt() == null && !c.status().equals(ToolCallContext.OVER_BUDGET) && !c.status().equals("interrupted")
-                && !c.status().equals("expired")) {
+        outcome.duration().record(duration);
+        String status = facts.status();
+        if (proposedAt == null && !status.equals(ToolCallContext.OVER_BUDGET) && !status.equals("interrupted")
+                && !status.equals("expired")) {
             return;
         }
-        Tags tool = Tags.of(ToolgateObservability.TAG_TOOL, c.toolName(), ToolgateObservability.TAG_EFFECT, effect);
-        if (c.proposedAt() != null) {
-            Duration waited = Duration.between(c.proposedAt(), clock.instant());
+        Tags tool = Tags.of(ToolgateObservability.TAG_TOOL, facts.tool(), ToolgateObservability.TAG_EFFECT, facts.effect());
+        if (proposedAt != null) {
+            Duration waited = Duration.between(proposedAt, clock.instant());
             Timer.builder(ToolgateObservability.APPROVAL_LATENCY)
                     .description("Time from a proposal to its decision (apply, approval, rejection, edit)")
-                    .tags(tool).tag(ToolgateObservability.TAG_STATUS, c.status())
-                    .tag(ToolgateObservability.TAG_TRANSPORT, c.transport())
+                    .tags(tool).tag(ToolgateObservability.TAG_STATUS, status)
+                    .tag(ToolgateObservability.TAG_TRANSPORT, facts.transport())
                     .publishPercentileHistogram().register(meters).record(waited.isNegative() ? Duration.ZERO : waited);
         }
-        switch (c.status()) {
+        switch (status) {
             case ToolCallContext.OVER_BUDGET -> Counter.builder(ToolgateObservability.BUDGET_REFUSALS)
                     .description("Calls, applies and approvals the budget refused").tags(tool)
-                    .tag(ToolgateObservability.TAG_TRANSPORT, c.transport()).register(meters).increment();
+                    .tag(ToolgateObservability.TAG_TRANSPORT, facts.transport()).register(meters).increment();
             case "interrupted" -> Counter.builder(ToolgateObservability.INTERRUPTED)
                     .description("Claimed calls whose outcome never arrived (in doubt)").tags(tool)
                     .register(meters).increment();
@@ -76,9 +72,9 @@ final class MeterHandler implements ObservationHandler<ToolCallContext> {
         }
     }
 
-    private Outcome register(Key key) {
+    private Outcome register(ToolCallContext.Facts key) {
         Tags tags = Tags.of(ToolgateObservability.TAG_TOOL, key.tool(), ToolgateObservability.TAG_EFFECT, key.effect(),
-                ToolgateObservability.TAG_MODE, key.mode(), ToolgateObservability.TAG_MODE_SOURCE, key.source(),
+                ToolgateObservability.TAG_MODE, key.mode(), ToolgateObservability.TAG_MODE_SOURCE, key.modeSource(),
                 ToolgateObservability.TAG_STATUS, key.status(), ToolgateObservability.TAG_TRANSPORT, key.transport());
         return new Outcome(
                 Counter.builder(ToolgateObservability.CALLS).description("Governed tool call outcomes")
