@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * through a connection at start, and again if the database was closed and reopened) until
  * one makes no progress or {@value #BUDGET_MS} ms have passed: when the live share of the chunks
  * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the live pages
- * of the chunks no fuller than that average (see {@link #rewrite}, at most {@value #WRITE_LIMIT} bytes)
- * and commits them (so that an idle database shrinks too); when the used share of the file is under
+ * of the chunks no fuller than that average (see {@link #rewrite}, at most {@value #WRITE_LIMIT} bytes;
+ * if none of those can be rewritten, of any chunks, {@link MVStore#compact(int, int)}) and commits them
+ * (so that an idle database shrinks too); when the used share of the file is under
  * {@code fillRate}, it moves chunks into the holes and truncates the file
  * ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}). Each step holds H2's store lock
  * for a bounded piece of work, as H2's own background housekeeping does. The interval is what holds the
@@ -188,7 +189,9 @@ final class H2Compaction implements AutoCloseable {
             boolean worked = false;
             for (boolean progress = true; progress && !closed && System.nanoTime() < stopAt; ) {
                 int live = file.getChunksFillRate();
-                progress = live < fillRate && rewrite(store, file, live);
+                // the sparse chunks first; if none of them can be rewritten (the newest chunk, pinned pages
+                // of open transactions), any chunk, so that a small or idle file still comes down
+                progress = live < fillRate && (rewrite(store, file, live) || store.compact(fillRate, WRITE_LIMIT));
                 if (progress) {
                     store.commit(); // the rewritten pages go to the file now, not with the next call's commit
                 }
