@@ -1,8 +1,10 @@
 package dev.toolgate.jdbc;
 
+import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +79,9 @@ final class H2Compaction implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(H2Compaction.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
+    /** H2's {@code FileStore.rewriteChunks(int, int)} and {@code MVStore.tryExecuteUnderStoreLock}, or null: see {@link #rewrite}. */
+    private static final Method REWRITE_CHUNKS = accessible(FileStore.class, "rewriteChunks", int.class, int.class);
+    private static final Method UNDER_STORE_LOCK = accessible(MVStore.class, "tryExecuteUnderStoreLock", Callable.class);
 
     /** How often to look and below what fill rate to compact; an interval of zero switches it off. */
     record Config(Duration interval, int fillRate, Duration retention) {
@@ -235,7 +240,7 @@ final class H2Compaction implements AutoCloseable {
     private static boolean rewrite(MVStore store, RandomAccessStore file, int live) {
         if (REWRITE_CHUNKS != null && UNDER_STORE_LOCK != null) {
             try {
-                java.util.concurrent.Callable<Boolean> rewrite = () -> (Boolean) REWRITE_CHUNKS.invoke(file, WRITE_LIMIT, live);
+                Callable<Boolean> rewrite = () -> (Boolean) REWRITE_CHUNKS.invoke(file, WRITE_LIMIT, live);
                 Object result = UNDER_STORE_LOCK.invoke(store, rewrite);
                 return Boolean.TRUE.equals(result);
             } catch (ReflectiveOperationException e) {
@@ -252,18 +257,13 @@ final class H2Compaction implements AutoCloseable {
         return store.compact(live + 1, WRITE_LIMIT);
     }
 
-    private static final java.lang.reflect.Method REWRITE_CHUNKS =
-            accessible(FileStore.class, "rewriteChunks", int.class, int.class);
-    private static final java.lang.reflect.Method UNDER_STORE_LOCK =
-            accessible(MVStore.class, "tryExecuteUnderStoreLock", java.util.concurrent.Callable.class);
-
-    private static java.lang.reflect.Method accessible(Class<?> type, String name, Class<?>... parameters) {
+    private static Method accessible(Class<?> type, String name, Class<?>... parameters) {
         try {
-            java.lang.reflect.Method method = type.getDeclaredMethod(name, parameters);
+            Method method = type.getDeclaredMethod(name, parameters);
             method.setAccessible(true);
             return method;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            LoggerFactory.getLogger(H2Compaction.class).debug("H2's {}.{} is not reachable ({}); compacting through"
+            LOG.debug("H2's {}.{} is not reachable ({}); compacting through"
                     + " MVStore.compact", type.getSimpleName(), name, e.toString());
             return null;
         }

@@ -1,6 +1,8 @@
 package dev.toolgate.jdbc;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.access.Principal;
+import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,11 +35,15 @@ final class H2KillHost {
         List<Thread> writers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int n = t;
+            // a principal of its own for each writer of each child: the gate's budget (1,000 calls a minute
+            // a principal) is then far beyond what one writer makes in its few seconds
+            CallContext context = CallContext.of(Principal.user("writer-" + ProcessHandle.current().pid() + "-" + t,
+                    "vault.write", "vault.read")).withTenant("acme").withSession("kill-" + t);
             Thread writer = new Thread(() -> {
                 for (int i = 0; System.nanoTime() < stopAt; i++) {
-                    Proposal proposal = gate.propose(CrashHost.context(), CrashHost.TOOL,
+                    Proposal proposal = gate.propose(context, CrashHost.TOOL,
                             "{\"key\":\"k" + n + "-" + i + "\",\"value\":\"" + "v".repeat(200) + "\"}");
-                    gate.apply(CrashHost.context(), proposal.token());
+                    gate.apply(context, proposal.token());
                     synchronized (System.out) {
                         System.out.println(ACK + proposal.callId());
                         System.out.flush();
