@@ -43,8 +43,8 @@ class H2FileSizeTest {
     @Test
     void theCompactedFileStaysWithinTwiceItsLiveDataAndCallsWorkMeanwhile() throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("compacted").toAbsolutePath();
-        // the store's defaults, spelled out: a retention time of 0 is what holds the file near its data
-        // (H2's own 45 s keeps up to 45 s of writes beyond it)
+        // a retention time of 0, the setting that holds the file near its data (the default, 45 s, keeps
+        // up to 45 s of writes beyond it, and is what keeps the last commits of a killed process)
         try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2)
                 .h2Compaction(Duration.ofMillis(250), 80, Duration.ZERO).build();
              Hosts host = Hosts.on(store)) {
