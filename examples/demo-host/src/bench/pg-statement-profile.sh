@@ -9,7 +9,7 @@
 # it, and reads the server log from the line it had reached before. Needs psql as a superuser (trust
 # auth on 127.0.0.1, as on the development machines).
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../../.."
 db="${1:-toolgate_profile}"
 log="${2:-$(ls -t /var/log/postgresql/postgresql-*-main.log | head -n 1)}"
 psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" \
