@@ -83,21 +83,8 @@ final class RawBaseline implements AutoCloseable {
     void proposeThenApply(String principal, String session) throws SQLException {
         String id = UUID.randomUUID().toString();
         try (Connection c = pool.getConnection()) {
-            try (PreparedStatement p = c.prepareStatement(INSERT_PROPOSED)) {
-                p.setString(1, id);
-                p.setString(2, principal);
-                p.setString(3, session);
-                p.setString(4, HASH);
-                p.setString(5, HASH);
-                p.executeUpdate();
-            }
-            try (PreparedStatement p = c.prepareStatement(APPLY)) {
-                p.setString(1, principal);
-                p.setString(2, id);
-                if (p.executeUpdate() != 1) {
-                    throw new IllegalStateException("the raw guarded update lost its own row");
-                }
-            }
+            insertProposed(c, id, principal, session);
+            updateOwnRow(c, APPLY, principal, id, "the raw guarded update lost its own row");
         }
     }
 
@@ -110,26 +97,36 @@ final class RawBaseline implements AutoCloseable {
     void proposeClaimComplete(String principal, String session, boolean postgres) throws SQLException {
         String id = UUID.randomUUID().toString();
         try (Connection c = pool.getConnection()) {
-            try (PreparedStatement p = c.prepareStatement(INSERT_PROPOSED)) {
-                p.setString(1, id);
-                p.setString(2, principal);
-                p.setString(3, session);
-                p.setString(4, HASH);
-                p.setString(5, HASH);
-                p.executeUpdate();
-            }
-            try (PreparedStatement p = c.prepareStatement(CLAIM)) {
-                p.setString(1, principal);
-                p.setString(2, id);
-                if (p.executeUpdate() != 1) {
-                    throw new IllegalStateException("the raw claim lost its own row");
-                }
-            }
+            insertProposed(c, id, principal, session);
+            updateOwnRow(c, CLAIM, principal, id, "the raw claim lost its own row");
             try (PreparedStatement p = c.prepareStatement(postgres ? OUTCOME.replace(" WHERE ", ASYNC_FROM + " WHERE ") : OUTCOME)) {
                 p.setString(1, id);
                 if (p.executeUpdate() != 1) {
                     throw new IllegalStateException("the raw outcome lost its own claim");
                 }
+            }
+        }
+    }
+
+    /** The proposal row {@code id}, one autocommit insert. */
+    private static void insertProposed(Connection c, String id, String principal, String session) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement(INSERT_PROPOSED)) {
+            p.setString(1, id);
+            p.setString(2, principal);
+            p.setString(3, session);
+            p.setString(4, HASH);
+            p.setString(5, HASH);
+            p.executeUpdate();
+        }
+    }
+
+    /** A guarded update of row {@code id} by {@code principal} ({@code sql}: who, then id) that must change it. */
+    private static void updateOwnRow(Connection c, String sql, String principal, String id, String lost) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement(sql)) {
+            p.setString(1, principal);
+            p.setString(2, id);
+            if (p.executeUpdate() != 1) {
+                throw new IllegalStateException(lost);
             }
         }
     }
