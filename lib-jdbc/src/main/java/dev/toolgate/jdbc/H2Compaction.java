@@ -1,8 +1,10 @@
 package dev.toolgate.jdbc;
 
+import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,19 +30,21 @@ import org.slf4j.LoggerFactory;
  * with one live page keeps its whole space, so under a write-heavy load the file grows without bound
  * (measured: 4.5 to 40 KB of file per governed read, a 2 GB file over 124 MB of live data).
  *
- * <p>What it does: a daemon thread, every {@code interval}, runs steps on the database's store (found
+ * <p>What it does: a daemon thread, every {@code interval} (at a fixed rate: a round that used its
+ * budget is followed by the next at its due time), runs steps on the database's store (found
  * through a connection at start, and again if the database was closed and reopened) until
  * one makes no progress or {@value #BUDGET_MS} ms have passed: when the live share of the chunks
- * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the sparsest
- * chunks' live pages ({@link MVStore#compact(int, int)}, at most {@value #WRITE_LIMIT} bytes) and
- * commits them (so that an idle database shrinks too); when the used share of the file is under
+ * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the live pages
+ * of the chunks no fuller than that average (see {@link #rewrite}, at most {@value #WRITE_LIMIT} bytes;
+ * if none of those can be rewritten, of any chunks, {@link MVStore#compact(int, int)}) and commits them
+ * (so that an idle database shrinks too); when the used share of the file is under
  * {@code fillRate}, it moves chunks into the holes and truncates the file
  * ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}). Each step holds H2's store lock
  * for a bounded piece of work, as H2's own background housekeeping does. The interval is what holds the
  * file near its data: the garbage a round leaves is what the calls wrote since the one before
  * ({@code H2DiskBenchmark} measured the choice; see the module's README). It sets the store's
  * retention time (how long a dead chunk's space waits before reuse, and a chunk before it may be
- * rewritten) to the configured one, H2's 45 s by default: see {@link #DEFAULT_RETENTION}.
+ * rewritten) to the configured one, 2 s by default: see {@link #DEFAULT_RETENTION}.
  * An in-memory or a remote ({@code tcp:}) H2 database is left alone. {@link #close()} stops the thread
  * and waits for a round in progress.
  *
@@ -63,17 +67,30 @@ final class H2Compaction implements AutoCloseable {
     /** Bytes of chunks moved by one step of a round. */
     static final long MOVE_LIMIT = 16L << 20;
     /**
-     * How long a dead chunk's space is kept before it is reused, unless configured: H2's own default.
-     * Shorter holds the file far closer to its data under a write-heavy load, but H2CrashTest lost
-     * commits of a killed process with 0 and with 1 s: H2 finds its latest chunk from a header it
-     * rewrites only now and then, through chunks that a short retention lets new ones overwrite.
+     * How long a dead chunk's space is kept before it is reused, and a chunk before it may be
+     * rewritten, unless configured: 2 s. H2's own 45 s keeps the last 45 s of writes in the file beyond
+     * its data (the MCP soak's file reached 9.7 times its data in 3 minutes). With 0, H2 frees a chunk the
+     * moment its last page dies and drops its pages from the cache, while a thread that took the map's
+     * root a moment before (a commit walking its undo log) may still descend into it: the storage
+     * benchmark's H2 part failed a COMMIT with "Chunk N not found" in runs at 0, with either way of
+     * choosing the chunks to rewrite (see the module's README). H2's Javadoc of the setting: it "needs to
+     * be long enough to allow reading old chunks while traversing over the entries of a map". Two
+     * seconds is three orders of magnitude above a traversal, and costs two seconds of writes of file.
+     * A short retention makes chunks land in holes of the file often, and H2's own open after a kill
+     * then misses them (a header written for such a chunk names its predecessor); {@link H2Recovery}
+     * finds them before the store opens the file, at any retention.
      */
-    static final Duration DEFAULT_RETENTION = Duration.ofSeconds(45);
+    static final Duration DEFAULT_RETENTION = Duration.ofSeconds(2);
+    /** Below this retention time the store warns at start: see {@link #DEFAULT_RETENTION}. */
+    static final Duration SAFE_RETENTION = Duration.ofSeconds(1);
     /** A round stops starting steps after this many milliseconds. */
     static final long BUDGET_MS = 200;
 
     private static final Logger LOG = LoggerFactory.getLogger(H2Compaction.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
+    /** H2's {@code FileStore.rewriteChunks(int, int)} and {@code MVStore.tryExecuteUnderStoreLock}, or null: see {@link #rewrite}. */
+    private static final Method REWRITE_CHUNKS = accessible(FileStore.class, "rewriteChunks", int.class, int.class);
+    private static final Method UNDER_STORE_LOCK = accessible(MVStore.class, "tryExecuteUnderStoreLock", Callable.class);
 
     /** How often to look and below what fill rate to compact; an interval of zero switches it off. */
     record Config(Duration interval, int fillRate, Duration retention) {
@@ -119,7 +136,9 @@ final class H2Compaction implements AutoCloseable {
             return thread;
         });
         long millis = config.interval().toMillis();
-        timer.scheduleWithFixedDelay(this::round, millis, millis, TimeUnit.MILLISECONDS);
+        // at a fixed rate: a round that used its budget is followed by the next one at its due time, not
+        // a whole interval later, so that the rounds keep up under a sustained write-heavy load
+        timer.scheduleAtFixedRate(this::round, millis, millis, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -135,7 +154,17 @@ final class H2Compaction implements AutoCloseable {
             return null;
         }
         store.setRetentionTime((int) config.retention().toMillis());
+        if (config.retention().compareTo(SAFE_RETENTION) < 0) {
+            LOG.warn("H2 retention time {} ms: H2 can free a chunk that a thread walking an older root of a map still"
+                    + " reads, and fail that call with 'Chunk N not found' (seen at 0 under load); use {} ms or more"
+                    + " outside tests", config.retention().toMillis(), SAFE_RETENTION.toMillis());
+        }
         return new H2Compaction(dataSource, store, config);
+    }
+
+    /** Whether {@code connection} is to an embedded H2 file database. */
+    static boolean isEmbeddedFile(Connection connection) {
+        return fileStore(connection) != null;
     }
 
     /** The MVStore behind an embedded H2 file database's connection, or null. */
@@ -178,7 +207,10 @@ final class H2Compaction implements AutoCloseable {
             long stopAt = started + TimeUnit.MILLISECONDS.toNanos(BUDGET_MS);
             boolean worked = false;
             for (boolean progress = true; progress && !closed && System.nanoTime() < stopAt; ) {
-                progress = file.getChunksFillRate() < fillRate && store.compact(fillRate, WRITE_LIMIT);
+                int live = file.getChunksFillRate();
+                // the sparse chunks first; if none of them can be rewritten (the newest chunk, pinned pages
+                // of open transactions), any chunk, so that a small or idle file still comes down
+                progress = live < fillRate && (rewrite(store, file, live) || store.compact(fillRate, WRITE_LIMIT));
                 if (progress) {
                     store.commit(); // the rewritten pages go to the file now, not with the next call's commit
                 }
@@ -206,6 +238,48 @@ final class H2Compaction implements AutoCloseable {
                 warned = true; // once: a database that is down fails every call anyway, and says so there
                 LOG.warn("H2 compaction failed; the database file may grow until it works again", e);
             }
+        }
+    }
+
+    /**
+     * Rewrites the live pages of chunks at most as full as the chunks on average ({@code live} percent),
+     * at most {@value #WRITE_LIMIT} bytes, under H2's store lock; returns whether it rewrote any. This is
+     * the choice H2's own housekeeping makes under load ({@code RandomAccessStore.doHousekeeping}). The
+     * public {@link MVStore#compact(int, int)} takes any chunk, oldest first ({@code findOldChunks} with a
+     * target of 100%): mostly the old, nearly full chunks of the audit rows, freeing little per byte
+     * written, and falling behind a sustained write-heavy load. H2 offers the sparse choice only to its
+     * own package, so it is reached by reflection; where that is refused (H2 on the module path, another
+     * H2 version), the public call.
+     */
+    private static boolean rewrite(MVStore store, RandomAccessStore file, int live) {
+        if (REWRITE_CHUNKS != null && UNDER_STORE_LOCK != null) {
+            try {
+                Callable<Boolean> rewrite = () -> (Boolean) REWRITE_CHUNKS.invoke(file, WRITE_LIMIT, live);
+                Object result = UNDER_STORE_LOCK.invoke(store, rewrite);
+                return Boolean.TRUE.equals(result);
+            } catch (ReflectiveOperationException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                if (cause instanceof Error error) {
+                    throw error;
+                }
+                throw new IllegalStateException(cause);
+            }
+        }
+        return store.compact(live + 1, WRITE_LIMIT);
+    }
+
+    private static Method accessible(Class<?> type, String name, Class<?>... parameters) {
+        try {
+            Method method = type.getDeclaredMethod(name, parameters);
+            method.setAccessible(true);
+            return method;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.debug("H2's {}.{} is not reachable ({}); compacting through"
+                    + " MVStore.compact", type.getSimpleName(), name, e.toString());
+            return null;
         }
     }
 

@@ -123,9 +123,12 @@ import org.slf4j.LoggerFactory;
  * nothing. On H2 the store sets the database's {@code WRITE_DELAY} to 0 at start, so each commit is in
  * the file before it returns and survives the process being killed (not a power loss). As H2 then runs
  * none of its own housekeeping, the store compacts an H2 file on a background thread
- * ({@link Builder#h2Compaction}); with H2's retention time (45 s, the default) it rewrites only chunks
- * older than that, so a sustained write-heavy load still grows the file to many times its data; a
- * retention time of 0 keeps it near twice its data but costs the crash guarantee above.
+ * ({@link Builder#h2Compaction}) with a retention time of 2 s, which holds the file near twice its data
+ * under a write-heavy load. Where H2's own open after a kill would go back to an older commit (a chunk
+ * written into a hole of the file is named by no header H2 reads), the store, opening the file by URL,
+ * first finds the newest complete commit by reading every chunk and makes the file point at it
+ * ({@code H2Recovery}); a host that opens the file itself (its own data source, H2's console) before
+ * the store does gets H2's own open, and a warning at start.
  *
  * <p><b>Retention.</b> {@link CallStore#purge} deletes finished calls, closed proposals (never a step
  * of a run that is running or paused), idle session rows and idle budget rows in small batches,
@@ -295,8 +298,8 @@ public final class JdbcStore implements ToolgateStore {
          * How an embedded H2 file database is kept near its live data: every {@code interval} a
          * background thread rewrites the sparsest chunks and moves chunks to truncate the file when
          * less than {@code fillRatePercent} of the chunks, or of the file, is live (default every 250 ms,
-         * 80%; with a retention time of 0 measured to hold the file within about twice its live data
-         * under a write-heavy load, see the README). {@link Duration#ZERO} switches it off. Ignored for PostgreSQL and for in-memory or
+         * 80%, retention time 2 s; measured to hold the file within about twice its live data under a
+         * write-heavy load, see the README). {@link Duration#ZERO} switches it off. Ignored for PostgreSQL and for in-memory or
          * remote H2 databases.
          *
          * @throws IllegalArgumentException if the interval is negative or the rate is not 1 to 99
@@ -307,9 +310,13 @@ public final class JdbcStore implements ToolgateStore {
 
         /**
          * As {@link #h2Compaction(Duration, int)}, and how long H2 keeps a dead chunk's space before
-         * reusing it (default H2's own 45 s). A shorter retention holds the file far closer to its data
-         * under a write-heavy load, but a process killed within it can lose its last commits (H2CrashTest
-         * lost claims with 0 and 1 s): shorten it only where that is acceptable.
+         * reusing it, and a chunk before it may be rewritten (default 2 s). A longer one (H2's own
+         * default is 45 s) keeps that much more of the last writes in the file beyond its live data:
+         * under a write-heavy load many times the data. A shorter one, 0 above all, lets H2 free a chunk
+         * that a thread walking an older root of a map still reads, and fail that call (a COMMIT with
+         * "Chunk N not found" was seen at 0): below one second the store warns at start. It does not
+         * decide whether a killed process's commits survive: the store's check before it opens the file
+         * does (see the README, "The H2 file on disk").
          */
         public Builder h2Compaction(Duration interval, int fillRatePercent, Duration retention) {
             H2Compaction.Config h2 = new H2Compaction.Config(Objects.requireNonNull(interval, "interval"), fillRatePercent,
@@ -349,6 +356,12 @@ public final class JdbcStore implements ToolgateStore {
                 Db db = new Db(jdbi, dataSource, dialect, s.clock, timeout);
                 H2Compaction compaction = dialect != Dialect.H2 ? null
                         : jdbi.withHandle(h -> H2Compaction.startIfFile(dataSource, h.getConnection(), s.h2));
+                if (pool == null && dialect == Dialect.H2 && jdbi.withHandle(h -> H2Compaction.isEmbeddedFile(h.getConnection()))) {
+                    LOG.warn("The H2 file database behind the host's data source was opened before the store could check"
+                            + " it: after a killed process H2's own open can go back to an older commit, losing the last"
+                            + " ones (claims included). Give the store its URL instead, or see lib-jdbc's README,"
+                            + " \"The H2 file on disk\"");
+                }
                 String description = dialect.productName() + " " + (pool != null ? redact(pool.getJdbcUrl()) : "host data source");
                 LOG.info("Toolgate JDBC store on {} (schema {}, {} clock{})", description, s.schema.settingValue(),
                         s.clock == null ? "database" : "injected", compaction == null ? "" : ", file compacted every "
@@ -365,6 +378,9 @@ public final class JdbcStore implements ToolgateStore {
         private HikariDataSource pool() {
             String given = s.url != null ? s.url : DEFAULT_URL;
             String url = interruptSafe(given);
+            if (url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
+                H2Recovery.beforeOpen(url); // a killed process's last commits, which H2's own open can miss
+            }
             if (url.equals(given)) {
                 return pool(url);
             }

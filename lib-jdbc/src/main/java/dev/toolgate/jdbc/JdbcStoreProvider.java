@@ -24,8 +24,8 @@ import java.util.Locale;
  *   <li>{@value #H2_COMPACT_FILL_RATE}: for an embedded H2 file, the percentage of live data below which
  *       a round compacts (default 80)</li>
  *   <li>{@value #H2_RETENTION_TIME_MS}: for an embedded H2 file, milliseconds before a dead chunk's space
- *       is reused (default H2's 45000; shorter keeps the file smaller but can lose the last commits of a
- *       killed process)</li>
+ *       is reused (default 2000; H2's own default, 45000, keeps that much more of the last writes in
+ *       the file; below 1000 H2 can fail a call that reads a chunk it has just freed)</li>
  * </ul>
  */
 public final class JdbcStoreProvider implements StoreProvider {

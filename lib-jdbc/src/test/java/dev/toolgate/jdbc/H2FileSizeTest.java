@@ -43,10 +43,9 @@ class H2FileSizeTest {
     @Test
     void theCompactedFileStaysWithinTwiceItsLiveDataAndCallsWorkMeanwhile() throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("compacted").toAbsolutePath();
-        // a retention time of 0, the setting that holds the file near its data (the default, 45 s, keeps
-        // up to 45 s of writes beyond it, and is what keeps the last commits of a killed process)
-        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2)
-                .h2Compaction(Duration.ofMillis(250), 80, Duration.ZERO).build();
+        // the store's defaults: a round every 250 ms at 80%, a retention time of 2 s (H2's own 45 s
+        // keeps up to 45 s of writes beyond the data)
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2).build();
              Hosts host = Hosts.on(store)) {
             H2Compaction compaction = store.compaction();
             assertThat(compaction).as("an H2 file gets a compaction").isNotNull();

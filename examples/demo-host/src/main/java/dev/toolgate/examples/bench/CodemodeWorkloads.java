@@ -5,6 +5,7 @@ import dev.toolgate.codemode.Codemode;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.json.Json;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
@@ -30,9 +31,13 @@ final class CodemodeWorkloads {
     private CodemodeWorkloads() {
     }
 
-    /** Registers the codemode tools on a gate built with {@code Codemode.programs()}. */
+    /**
+     * Registers the codemode tools on a gate built with {@code Codemode.programs()}, with a script timeout
+     * of 60 s rather than the default 5 s: a script of {@value #CALLS} durable calls on a loaded machine can
+     * take longer than 5 s, and a benchmark measures, it does not stop there.
+     */
     static Toolgate withTools(Toolgate gate) {
-        gate.registry().register(Codemode.tools(gate));
+        gate.registry().register(Codemode.tools(gate, Codemode.Limits.DEFAULT.withTimeout(Duration.ofSeconds(60))));
         return gate;
     }
 

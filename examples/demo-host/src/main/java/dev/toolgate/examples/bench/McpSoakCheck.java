@@ -85,8 +85,8 @@ import java.util.stream.Stream;
  * (default memory and h2, and postgres when a URL is known), {@code --pg-url JDBC_URL} (default
  * {@code TOOLGATE_TEST_PG_URL}; the soak works in its own schema {@code toolgate_soak}, created afresh),
  * {@code --xmx 256m}, {@code --sample-seconds N}, {@code --memory-cap N}, {@code --h2-retention-ms N} (the
- * H2 store's {@code jdbc.h2.retention-time-ms}; default the store's 45 s, under which the H2 file holds
- * up to 45 s of writes beyond its data: the disk check needs a short one), {@code --parallel} (soak the stores at the same time, each
+ * H2 store's {@code jdbc.h2.retention-time-ms}; default the store's 2 s: with H2's 45 s the file holds up
+ * to 45 s of writes beyond its data and the disk check fails), {@code --parallel} (soak the stores at the same time, each
  * with its own server and clients, and print each report when it ends: quicker, and each store then
  * shares the machine with the others). On a pass the store's temporary directory (H2 files,
  * server log, GC log) is deleted and the PostgreSQL schema dropped; on a failure they are kept and named.
