@@ -283,6 +283,12 @@ final class H2Compaction implements AutoCloseable {
         }
     }
 
+    /** The retention time, in milliseconds, that the database's store has now (H2's own value). */
+    int retentionMillis() {
+        MVStore store = current;
+        return store == null ? -1 : store.getRetentionTime();
+    }
+
     /** Rounds run so far. */
     long rounds() {
         return rounds.get();

@@ -82,6 +82,13 @@ class ConfigurationTest {
                 Thread.onSpinWait();
             }
             assertThat(store.compaction().rounds()).as("rounds every 50 ms").isGreaterThanOrEqualTo(2);
+            // not 0: at 0 H2 frees a chunk a COMMIT may still be reading (see H2Compaction.DEFAULT_RETENTION)
+            assertThat(store.compaction().retentionMillis()).as("H2's retention time, by default")
+                    .isEqualTo(2000).isGreaterThanOrEqualTo((int) H2Compaction.SAFE_RETENTION.toMillis());
+        }
+        try (JdbcStore store = (JdbcStore) new JdbcStoreProvider().open(StoreSettings.only(Map.of("jdbc.url", file,
+                "jdbc.h2.retention-time-ms", "45000")))) {
+            assertThat(store.compaction().retentionMillis()).as("H2's retention time, configured").isEqualTo(45000);
         }
         try (JdbcStore off = (JdbcStore) new JdbcStoreProvider().open(StoreSettings.only(Map.of("jdbc.url", file,
                 "jdbc.h2.compact-interval-ms", "0")));
