@@ -32,17 +32,45 @@ final class Applies {
         this.steps = steps;
     }
 
-    Applied apply(CallContext context, String token) {
+    Applied apply(CallContext context, String tokenText) {
         long start = System.nanoTime();
-        Checked checked = checkToken(context, token);
+        Objects.requireNonNull(context, "context");
+        ProposalToken token = ProposalToken.parse(tokenText);
+        Checked checked = checkKnown(context, token);
+        if (checked == null) {
+            checked = checkToken(context, token);
+        }
         CallRecord record = checked.record();
-        JsonNode payload = storedPayload(steps, record, checked.tool(), context);
         ClaimResult claim = steps.claimCharged(record, new Claim(PrincipalRef.of(context.principal()), null, null,
                 steps.outcomeWithin(checked.tool())), context, start);
+        steps.known.forget(record.id()); // claimed now, or no longer pending
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
         }
-        return runClaimed(claim.record(), checked.tool(), payload, context, false, start);
+        return runClaimed(claim.record(), checked.tool(), checked.payload(), context, false, start);
+    }
+
+    /**
+     * Apply's checks on a proposal this engine recorded, without reading it: the token's nonce, that it
+     * is no step, the tool, the applier's rules, separation of duties and the stored payload against
+     * today's schema. Its status and expiry are not checked here: the claim re-checks both by the
+     * store's clock, and a lost claim reads the row to say why. Null when the proposal is not known
+     * here or any check fails: the read path then checks again from the stored row, so every error is
+     * the one (and in the order) a read would have given.
+     */
+    private Checked checkKnown(CallContext context, ProposalToken token) {
+        CallRecord known = steps.known.get(token.callId());
+        if (known == null || known.executionId() != null || !token.matches(known.tokenDigest())) {
+            return null;
+        }
+        try {
+            RegisteredTool tool = steps.tool(known.toolName());
+            steps.authorize(context.principal(), tool);
+            steps.requireDistinctDecider(known, context.principal(), "applying its token");
+            return new Checked(known, tool, storedPayload(steps, known, tool, context));
+        } catch (RuntimeException refused) {
+            return null;
+        }
     }
 
     /**
@@ -73,16 +101,22 @@ final class Applies {
     }
 
     PendingProposal inspect(CallContext context, String token) {
-        return pendingView(checkToken(context, token).record(), null);
-    }
-
-    /** A proposal and its tool, after every check apply makes before claiming. */
-    private record Checked(CallRecord record, RegisteredTool tool) {
-    }
-
-    private Checked checkToken(CallContext context, String tokenText) {
         Objects.requireNonNull(context, "context");
-        ProposalToken token = ProposalToken.parse(tokenText);
+        return pendingView(checkTokenOnly(context, ProposalToken.parse(token)).record(), null);
+    }
+
+    /** A proposal, its tool and its stored payload, after every check apply makes before claiming. */
+    private record Checked(CallRecord record, RegisteredTool tool, JsonNode payload) {
+    }
+
+    /** Apply's checks from the stored row, read with the store's time. */
+    private Checked checkToken(CallContext context, ProposalToken token) {
+        Checked checked = checkTokenOnly(context, token);
+        return new Checked(checked.record(), checked.tool(), storedPayload(steps, checked.record(), checked.tool(), context));
+    }
+
+    /** The checks of {@link #checkToken} but the stored payload's (its payload is null). */
+    private Checked checkTokenOnly(CallContext context, ProposalToken token) {
         CallStore.FoundCall found = steps.calls.findWithTime(token.callId()).filter(f -> f.record().tokenDigest() != null)
                 .orElseThrow(() -> new UnknownProposalException("No proposal " + token.callId()));
         CallRecord record = found.record();
@@ -96,7 +130,7 @@ final class Applies {
         RegisteredTool tool = steps.tool(record.toolName());
         steps.authorize(context.principal(), tool);
         steps.requireDistinctDecider(record, context.principal(), "applying its token");
-        return new Checked(record, tool);
+        return new Checked(record, tool, null);
     }
 
     /** Throws the lifecycle error that explains why {@code record} cannot be applied at {@code now}. */

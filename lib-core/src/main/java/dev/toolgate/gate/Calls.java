@@ -103,16 +103,23 @@ final class Calls {
 
     /** The record of a call before its outcome, with the step of a run it is, if any. */
     private CallRecord.Builder draft(CallContext context, Prepared call, String id, StepRef step, long start) {
-        java.time.Instant admitted;
+        return draft(context, call, id, step, admit(context, call, start));
+    }
+
+    private CallRecord.Builder draft(CallContext context, Prepared call, String id, StepRef step, java.time.Instant admitted) {
+        CallRecord.Builder draft = steps.draft(context, call, id, admitted);
+        return step == null ? draft : draft.executionId(step.executionId()).stepSeq(step.seq());
+    }
+
+    /** Meters the call: its admission time, or null when no budget meters its principal. */
+    private java.time.Instant admit(CallContext context, Prepared call, long start) {
         try {
-            admitted = steps.admit(context.principal());
+            return steps.admit(context.principal());
         } catch (BudgetExceededException e) {
             steps.events.refused(call.tool().name(), call.tool().effect(), context, call.mode().mode(), call.mode().source(),
                     start);
             throw e;
         }
-        CallRecord.Builder draft = steps.draft(context, call, id, admitted);
-        return step == null ? draft : draft.executionId(step.executionId()).stepSeq(step.seq());
     }
 
     Denied deny(CallContext context, Prepared call, StepRef step, long start) {
@@ -159,12 +166,22 @@ final class Calls {
         return record(context, call, preview(context, call, id, step, start), supersedes, start, awaits);
     }
 
-    /** A dry-run done, its proposal not yet recorded. */
-    record Previewed(String id, CallRecord.Builder proposal, DryRunResult preview, long toolStart) {
+    /**
+     * A dry-run done, its proposal not yet recorded; {@code charged} whether its admission was charged
+     * to a budget.
+     */
+    record Previewed(String id, CallRecord.Builder proposal, DryRunResult preview, long toolStart, boolean charged) {
     }
 
+    /**
+     * The session's pending cap, checked before a charged proposal is metered: a full session then costs
+     * no budget (and its dry-run does not run). The store's insert enforces the cap atomically in any case
+     * ({@link dev.toolgate.spi.CallStore#propose}), so a proposal no budget meters skips this count (one
+     * store round trip): refused at the insert, it records nothing and has changed nothing, its dry-run
+     * being free of side effects by contract.
+     */
     void requirePendingRoom(CallContext context) {
-        if (context.sessionId() != null
+        if (context.sessionId() != null && steps.charge(context.principal()) != null
                 && steps.calls.countPending(context.sessionId()) >= steps.settings.maxPendingPerSession()) {
             throw pendingLimit(context.sessionId());
         }
@@ -175,7 +192,8 @@ final class Calls {
      * failures are recorded as their own rows and thrown; nothing else is recorded.
      */
     Previewed preview(CallContext context, Prepared call, String id, StepRef step, long start) {
-        CallRecord.Builder proposal = draft(context, call, id, step, start);
+        java.time.Instant admitted = admit(context, call, start);
+        CallRecord.Builder proposal = draft(context, call, id, step, admitted);
         ToolContext toolContext = Steps.toolContext(id, context, ToolContext.Phase.DRY_RUN);
         long toolStart = System.nanoTime();
         DryRunResult preview;
@@ -186,7 +204,7 @@ final class Calls {
         } catch (Throwable e) {
             throw steps.fail(proposal, call, e, toolStart, start);
         }
-        return new Previewed(id, proposal, preview, toolStart);
+        return new Previewed(id, proposal, preview, toolStart, admitted != null);
     }
 
     /** Records a previewed proposal as pending, with its token. */
@@ -209,12 +227,21 @@ final class Calls {
                         .tokenDigest(token.nonceDigestHex()).durationMillis(Steps.millisSince(toolStart)).build(),
                 steps.settings.ttlFor(context.sessionKind()), steps.settings.maxPendingPerSession());
         if (proposed.status() == ProposeResult.Status.PENDING_LIMIT) {
+            if (!previewed.charged() && supersedes == null) {
+                // nothing was metered: refused, the proposal leaves no trace, as the count before would have
+                throw pendingLimit(context.sessionId());
+            }
+            // a charged admission keeps its row (the budget's window counts it); an edit's replacement
+            // keeps one too (the superseded proposal names it)
             CallRecord refused = steps.calls.record(proposal.status(CallStatus.DENIED).summary(null).payloadJson(null)
                     .diffJson(null).tokenDigest(null).decisionReason("pending_limit").executionId(null).stepSeq(null).build());
             steps.events.publish(refused, CallStatus.DENIED, refused.principal(), start);
             throw pendingLimit(context.sessionId());
         }
         CallRecord record = proposed.record();
+        if (awaits) {
+            steps.known.remember(record);
+        }
         steps.events.publish(record, CallStatus.PROPOSED, record.principal(), start, awaits);
         rememberSuccess(context, call);
         return new Proposal(record.id(), record.toolName(), record.effect(), token.value(), summary, preview.payload(),

@@ -61,6 +61,7 @@ final class Inbox {
         PrincipalRef actor = PrincipalRef.of(approver.principal());
         ClaimResult claim = steps.claimCharged(record, new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
                 approver, start);
+        steps.known.forget(record.id());
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             return claim.record() == null ? notPending(record) : notPending(claim.record());
         }
@@ -76,6 +77,7 @@ final class Inbox {
         steps.approvers.require(approver);
         CallRecord record = proposalFor(approver, callId);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
+        steps.known.forget(record.id());
         if (!steps.calls.close(record.id(), new Closure(CallStatus.REJECTED, actor, reason, null))) {
             return notPending(steps.calls.find(record.id()).orElse(record));
         }
@@ -117,6 +119,7 @@ final class Inbox {
         Calls.Previewed previewed = call.mode().mode() == Mode.DENY ? null
                 : calls.preview(editor, call, replacementId, null, start);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
+        steps.known.forget(record.id());
         if (!steps.calls.close(record.id(), new Closure(CallStatus.SUPERSEDED, actor, "edited by operator", replacementId))) {
             return notPending(steps.calls.find(record.id()).orElse(record));
         }

@@ -63,6 +63,8 @@ final class Steps implements AutoCloseable {
     final Hygiene hygiene;
     final Approvers approvers;
     final ToolRunner runner = new ToolRunner();
+    /** The proposals this engine recorded recently, for apply's checks without a read (never their status). */
+    final KnownProposals known = new KnownProposals();
 
     Steps(EngineContext context) {
         this.registry = context.registry();

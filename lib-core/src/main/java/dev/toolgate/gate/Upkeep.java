@@ -51,6 +51,7 @@ final class Upkeep {
         for (int batch = 0; batch < BATCHES_PER_SWEEP; batch++) {
             List<CallRecord> expired = steps.calls.expireDue(BATCH);
             for (CallRecord record : expired) {
+                steps.known.forget(record.id());
                 steps.events.publishExpired(record, start);
             }
             total += expired.size();

@@ -88,6 +88,8 @@ final class JdbcCallStore implements CallStore {
     /** Whether {@link #proposeInSession} locks the session itself (PostgreSQL), so it needs no transaction. */
     private final boolean roomInStatement;
     private final String claim;
+    /** {@link #claim} without a JDBI handle: the uncharged claim, on every apply's path. */
+    private final PlainSql claimPlain;
     private final String close;
     private final String countPending;
     private final PickedRows expireDue;
@@ -143,6 +145,7 @@ final class JdbcCallStore implements CallStore {
                 + " applied_at = " + now + ", outcome_due_at = " + Db.plusMicros(now, '+', "outcome_us")
                 + ", decided_by = :decided_by, decision_reason = :decision_reason"
                 + " WHERE id = :id AND " + pending, CallRows.COLUMNS);
+        this.claimPlain = PlainSql.of(claim);
         this.close = "UPDATE " + TABLE + " SET status = :status, decided_by = :decided_by, decision_reason = :reason,"
                 + " superseded_by = :superseded_by, completed_at = " + now + " WHERE id = :id AND " + pending;
         this.countPending = "SELECT COUNT(*) FROM " + TABLE + " WHERE session_id = :session_id AND " + pending;
@@ -324,10 +327,20 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public ClaimResult claim(String id, Claim claim, BudgetCharge charge) {
-        // without a charge the single-use update is the whole step: one autocommit statement
-        return charge == null
-                ? db.withHandle(h -> claim(h, id, claim, null))
-                : db.inTransaction(h -> claim(h, id, claim, charge));
+        if (charge != null) {
+            return db.inTransaction(h -> claim(h, id, claim, charge));
+        }
+        // without a charge the single-use update is the whole step: one autocommit statement, sent
+        // without a JDBI handle (whose set-up is measurable on every apply); a lost claim is then read
+        Optional<CallRecord> claimed = db.withConnection(c -> claimPlain.queryFirst(c, p -> p
+                .string("id", id)
+                .string("applied_by", claim.appliedBy().key())
+                .string("decided_by", CallRows.key(claim.decidedBy()))
+                .string("decision_reason", claim.decisionReason())
+                .number("outcome_us", Db.micros(claim.outcomeWithin()))
+                .timestamp("now", db.clockInstant()), rs -> CallRows.MAPPER.map(rs, null)));
+        return claimed.map(record -> new ClaimResult(ClaimResult.Status.CLAIMED, record))
+                .orElseGet(() -> db.withHandle(h -> lostClaim(h, id)));
     }
 
     private ClaimResult claim(Handle h, String id, Claim claim, BudgetCharge charge) {

@@ -164,6 +164,37 @@ abstract class ConcurrencyContract {
         }
     }
 
+    /**
+     * Unmetered proposals are not counted before their dry-run: the insert alone keeps the cap, and the
+     * refused ones leave no row.
+     */
+    @Test
+    void concurrentUnmeteredProposalsInOneSessionNeverExceedThePendingCapAndRefusalsLeaveNoRow() throws Exception {
+        int cap = 5;
+        try (Hosts capped = Hosts.on(store, b -> b.maxPendingPerSession(cap).budget(dev.toolgate.budget.ToolBudget.unlimited()))) {
+            CallContext ctx = Hosts.ctx(Hosts.WRITER).withSession("crowded-unmetered");
+            AtomicInteger sequence = new AtomicInteger();
+            AtomicInteger proposed = new AtomicInteger();
+            AtomicInteger limited = new AtomicInteger();
+            Together.run(THREADS, t -> {
+                for (int i = 0; i < 3; i++) {
+                    try {
+                        capped.gate().propose(ctx, "notes.add", "{\"id\":\"u" + sequence.incrementAndGet() + "\",\"text\":\"x\"}");
+                        proposed.incrementAndGet();
+                    } catch (dev.toolgate.gate.PendingLimitException e) {
+                        limited.incrementAndGet();
+                    }
+                }
+                return null;
+            });
+
+            assertThat(proposed).hasValue(cap);
+            assertThat(limited).hasValue(3 * THREADS - cap);
+            assertThat(store.calls().countPending("crowded-unmetered")).isEqualTo(cap);
+            assertThat(store.calls().query(CallQuery.latest(100).session("crowded-unmetered"))).hasSize(cap);
+        }
+    }
+
     @Test
     void theSweepAndThePurgeSkipARowWhoseOutcomeIsBeingWritten() throws Exception {
         CallStore calls = store.calls();

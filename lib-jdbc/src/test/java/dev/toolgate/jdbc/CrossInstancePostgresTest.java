@@ -90,6 +90,74 @@ class CrossInstancePostgresTest {
     }
 
     /**
+     * The instance that recorded a proposal applies it without reading it back, but never trusts what it
+     * remembers for its status: rejected, or replaced by an edit, by an operator on another instance (its
+     * own store and pool), the proposal cannot be applied on the first, the typed error says why, and the
+     * tool runs nowhere.
+     */
+    @Test
+    void aProposalClosedOnAnotherInstanceIsNeverAppliedByTheInstanceThatRecordedIt() {
+        List<Hosts> all = instances(b -> b);
+        CallContext writer = Hosts.ctx(Hosts.WRITER);
+        CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
+                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+        Proposal rejected = all.get(0).gate().propose(writer, "notes.add", "{\"id\":\"n1\",\"text\":\"x\"}");
+        Proposal edited = all.get(0).gate().propose(writer, "notes.add", "{\"id\":\"n2\",\"text\":\"x\"}");
+
+        assertThat(all.get(1).gate().reject(operator, rejected.callId(), "not today"))
+                .isInstanceOf(dev.toolgate.gate.InboxResult.Rejected.class);
+        assertThat(all.get(2).gate().edit(operator, edited.callId(), "{\"id\":\"n2\",\"text\":\"edited\"}"))
+                .isInstanceOf(dev.toolgate.gate.InboxResult.Edited.class);
+
+        assertThatThrownBy(() -> all.get(0).gate().apply(writer, rejected.token()))
+                .isInstanceOf(dev.toolgate.gate.ProposalClosedException.class).hasMessageContaining("rejected");
+        assertThatThrownBy(() -> all.get(0).gate().apply(writer, edited.token()))
+                .isInstanceOf(dev.toolgate.gate.ProposalClosedException.class).hasMessageContaining("edit");
+        assertThat(all.stream().mapToInt(h -> h.notes().mutations.get()).sum()).isZero();
+        assertThat(all.get(3).gate().findCall(rejected.callId()).orElseThrow().status()).isEqualTo(CallStatus.REJECTED);
+        assertThat(all.get(3).gate().findCall(edited.callId()).orElseThrow().status()).isEqualTo(CallStatus.SUPERSEDED);
+    }
+
+    /**
+     * An apply on the instance that recorded the proposal races an operator's rejection on another:
+     * round after round exactly one of them wins, and the tool ran exactly when the proposal reads applied.
+     */
+    @Test
+    void anApplyOnTheRecordingInstanceRacingARejectionOnAnotherHasExactlyOneWinner() throws Exception {
+        List<Hosts> all = instances(b -> b);
+        CallContext writer = Hosts.ctx(Hosts.WRITER);
+        CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
+                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+        int applied = 0;
+        for (int round = 0; round < 60; round++) {
+            Proposal proposal = all.get(0).gate().propose(writer, "notes.add", "{\"id\":\"r" + round + "\",\"text\":\"x\"}");
+            List<String> outcomes = Together.run(2, t -> {
+                if (t == 0) {
+                    try {
+                        all.get(0).gate().apply(writer, proposal.token());
+                        return "applied";
+                    } catch (dev.toolgate.gate.ProposalClosedException e) {
+                        return "closed";
+                    }
+                }
+                return all.get(1).gate().reject(operator, proposal.callId(), "race") instanceof dev.toolgate.gate.InboxResult.Rejected
+                        ? "rejected" : "not_pending";
+            });
+            CallStatus status = all.get(2).gate().findCall(proposal.callId()).orElseThrow().status();
+            if (outcomes.contains("applied")) {
+                applied++;
+                assertThat(outcomes).as("round %d", round).containsExactlyInAnyOrder("applied", "not_pending");
+                assertThat(status).isEqualTo(CallStatus.APPLIED);
+            } else {
+                assertThat(outcomes).as("round %d", round).containsExactlyInAnyOrder("closed", "rejected");
+                assertThat(status).isEqualTo(CallStatus.REJECTED);
+            }
+            assertThat(all.get(0).notes().mutations).as("round %d", round).hasValue(applied);
+        }
+        assertThat(all.stream().skip(1).mapToInt(h -> h.notes().mutations.get()).sum()).isZero();
+    }
+
+    /**
      * The pending cap of one session is decided in the proposal's own statement (toolgate_session_room):
      * proposers on four instances race into one session while another connection keeps deleting the
      * session's lock row, and exactly the cap is ever pending, round after round.

@@ -10,7 +10,10 @@ import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.InvalidTokenException;
+import dev.toolgate.gate.SeparationOfDutiesException;
+import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.MalformedTokenException;
+import dev.toolgate.gate.ProposalClosedException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.StaleProposalException;
@@ -206,5 +209,68 @@ public interface ApplyContract extends ContractCase {
         fx().gate().apply(fx().ctx(fx().writer), proposal.token());
         assertThatThrownBy(() -> fx().gate().inspect(fx().ctx(fx().writer), proposal.token()))
                 .isInstanceOf(TokenAlreadyUsedException.class);
+    }
+
+    /**
+     * The engine that recorded a proposal knows its immutable facts, never its status: closed by an
+     * operator on another engine sharing the store (rejected, or replaced by an edit), applied there, or
+     * expired by its sweeper, the proposal cannot be applied on the first engine, the typed error says
+     * why, and the tool does not run.
+     */
+    @Test
+    default void aProposalDecidedOnAnotherEngineCannotBeAppliedOnTheOneThatRecordedIt() {
+        Toolgate recorder = fx().gate();
+        Toolgate other = fx().gate(b -> b);
+        CallContext writer = fx().ctx(fx().writer);
+        CallContext operator = fx().ctx(fx().approver);
+        Proposal rejected = proposeNote("n1");
+        Proposal edited = proposeNote("n2");
+        Proposal appliedElsewhere = proposeNote("n3");
+        Proposal expired = proposeNote("n4");
+
+        assertThat(other.reject(operator, rejected.callId(), "no")).isInstanceOf(InboxResult.Rejected.class);
+        InboxResult edit = other.edit(operator, edited.callId(), "{\"id\":\"n2\",\"text\":\"edited\"}");
+        assertThat(edit).isInstanceOf(InboxResult.Edited.class);
+        assertThat(other.apply(writer, appliedElsewhere.token()).status()).isEqualTo("applied");
+        assertThat(fx().notes.mutations).hasValue(1);
+
+        assertThatThrownBy(() -> recorder.apply(writer, rejected.token()))
+                .isInstanceOfSatisfying(ProposalClosedException.class, e -> assertThat(e).hasMessageContaining("rejected"));
+        assertThatThrownBy(() -> recorder.apply(writer, edited.token()))
+                .isInstanceOfSatisfying(ProposalClosedException.class, e -> assertThat(e).hasMessageContaining("edit"));
+        assertThatThrownBy(() -> recorder.apply(writer, appliedElsewhere.token())).isInstanceOf(TokenAlreadyUsedException.class);
+        assertThat(fx().notes.mutations).hasValue(1);
+        assertThat(fx().store.calls().find(rejected.callId()).orElseThrow().status()).isEqualTo(CallStatus.REJECTED);
+        assertThat(fx().store.calls().find(edited.callId()).orElseThrow().status()).isEqualTo(CallStatus.SUPERSEDED);
+
+        fx().clock.advance(Duration.ofMinutes(10));
+        assertThat(other.sweep().expired()).isEqualTo(2); // n4 and the edit's replacement
+        assertThatThrownBy(() -> recorder.apply(writer, expired.token())).isInstanceOf(TokenExpiredException.class);
+        assertThat(fx().notes.mutations).hasValue(1);
+        assertThat(fx().notes.snapshot()).containsOnlyKeys("n3");
+    }
+
+    /**
+     * What apply checks before claiming holds for a proposal the applying engine recorded itself: a
+     * forged nonce, a principal without the tool's rule and the proposer under separation of duties are
+     * refused, with their own errors, and leave it pending for the right applier.
+     */
+    @Test
+    default void theRecordingEngineChecksTokenRulesAndDutiesBeforeItClaims() {
+        Toolgate gate = fx().gate(b -> b.requireDistinctApprover(true));
+        CallContext writer = fx().ctx(fx().writer);
+        Proposal proposal = (Proposal) gate.call(writer, "notes.add", "{\"id\":\"n1\",\"text\":\"hello\"}");
+        String token = proposal.token();
+        String nonce = token.substring(token.lastIndexOf('.') + 1);
+        String forged = token.substring(0, token.lastIndexOf('.') + 1) + (nonce.charAt(0) == 'a' ? 'b' : 'a') + nonce.substring(1);
+
+        assertThatThrownBy(() -> gate.apply(fx().ctx(fx().approver), forged)).isInstanceOf(InvalidTokenException.class);
+        assertThatThrownBy(() -> gate.apply(fx().ctx(fx().reader), token)).isInstanceOf(ForbiddenException.class);
+        assertThatThrownBy(() -> gate.apply(writer, token)).isInstanceOf(SeparationOfDutiesException.class);
+        assertThat(fx().store.calls().find(proposal.callId()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(fx().notes.mutations).hasValue(0);
+
+        assertThat(gate.apply(fx().ctx(fx().approver), token).status()).isEqualTo("applied");
+        assertThat(fx().notes.mutations).hasValue(1);
     }
 }

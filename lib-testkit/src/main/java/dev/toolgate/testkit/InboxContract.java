@@ -184,6 +184,30 @@ public interface InboxContract extends ContractCase {
         assertThat(gate.call(ctx, "notes.add", "{\"id\":\"n9\",\"text\":\"x\"}")).isInstanceOf(Proposal.class);
     }
 
+    /**
+     * Without a budget to meter it, a proposal is not counted against the session's cap before its
+     * dry-run: the store's insert refuses it, and a refused proposal still records nothing.
+     */
+    @Test
+    default void aFullSessionRefusesAnUnmeteredProposalAndRecordsNothing() {
+        Toolgate gate = fx().gate(b -> b.maxPendingPerSession(2).budget(dev.toolgate.budget.ToolBudget.unlimited()));
+        CallContext ctx = fx().ctx(fx().writer);
+        Proposal first = (Proposal) gate.call(ctx, "notes.add", "{\"id\":\"n1\",\"text\":\"x\"}");
+        gate.call(ctx, "notes.add", "{\"id\":\"n2\",\"text\":\"x\"}");
+        int records = fx().records().size();
+
+        assertThatThrownBy(() -> gate.call(ctx, "notes.add", "{\"id\":\"n3\",\"text\":\"x\"}"))
+                .isInstanceOf(PendingLimitException.class);
+        assertThatThrownBy(() -> gate.propose(ctx, "notes.add", "{\"id\":\"n3\",\"text\":\"x\"}"))
+                .isInstanceOf(PendingLimitException.class);
+        assertThat(fx().records()).hasSize(records);
+        assertThat(fx().notes.mutations).hasValue(0);
+
+        gate.apply(ctx, first.token());
+        assertThat(gate.call(ctx, "notes.add", "{\"id\":\"n3\",\"text\":\"x\"}")).isInstanceOf(Proposal.class);
+        assertThat(fx().store.calls().countPending("session-1")).isEqualTo(2);
+    }
+
     @Test
     default void expiryDependsOnTheSessionKind() {
         Proposal interactive = propose(fx().ctx(fx().writer), "n1");
