@@ -3,6 +3,7 @@ package dev.toolgate.gate;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.json.Redactor;
 import dev.toolgate.notice.ApprovalNotice;
 import dev.toolgate.notice.ApprovalNotifier;
 import dev.toolgate.notice.NoticeKind;
@@ -25,6 +26,8 @@ import org.slf4j.LoggerFactory;
 final class Notices implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Notices.class);
+    /** A notifier's failure is host code talking to the network (a webhook's URL and token): logged redacted. */
+    private static final Redactor LOGGED = Redactor.defaults();
     private static final AtomicInteger LANES = new AtomicInteger();
     /** How long {@link #close} lets queued notices drain before interrupting the lanes. */
     private static final long CLOSE_GRACE_MILLIS = 1_000;
@@ -170,7 +173,7 @@ final class Notices implements AutoCloseable {
                     throw fatal;
                 }
                 LOG.warn("Approval notifier {} failed on {} {} of {}", name, notice.kind().wireName(), notice.callId(),
-                        notice.toolName(), e);
+                        notice.toolName(), LOGGED.redactThrowable(e));
             }
         }
     }
