@@ -20,6 +20,7 @@ import dev.toolgate.execution.Executions;
 import dev.toolgate.gate.PurgeResult;
 import dev.toolgate.gate.SourceUnavailableException;
 import dev.toolgate.gate.UnknownToolException;
+import dev.toolgate.json.Redactor;
 import dev.toolgate.source.SourceCatalog;
 import dev.toolgate.source.SourceStatus;
 import dev.toolgate.gate.Retention;
@@ -72,6 +73,8 @@ import tools.jackson.databind.JsonNode;
 public final class Toolgate implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Toolgate.class);
+    /** A store's failure can quote its URL or a row: logged redacted. */
+    private static final Redactor LOGGED = Redactor.defaults();
 
     private final ToolRegistry registry;
     private final Resolver resolver;
@@ -469,7 +472,8 @@ public final class Toolgate implements AutoCloseable {
         try {
             sweep();
         } catch (Throwable e) { // an escaping throwable would cancel every later sweep
-            LOG.warn("The sweep failed; it runs again in the next interval (apply still rejects expired tokens)", e);
+            LOG.warn("The sweep failed; it runs again in the next interval (apply still rejects expired tokens)",
+                    LOGGED.redactThrowable(e));
         }
     }
 

@@ -45,6 +45,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class ToolgateBuilder {
 
     private static final Logger LOG = LoggerFactory.getLogger(Toolgate.class);
+    /** Throwables from host code are logged redacted (a secret in a message or a URL stays out of the log). */
+    private static final Redactor LOGGED = Redactor.defaults();
 
     private ToolRegistry registry;
     private Resolver resolver;
@@ -392,7 +394,7 @@ public final class ToolgateBuilder {
                     try {
                         listener.onSourceListed(listing);
                     } catch (RuntimeException e) {
-                        LOG.warn("Listener {} failed on the listing of {}", listener, listing.sourceId(), e);
+                        LOG.warn("Listener {} failed on the listing of {}", listener, listing.sourceId(), LOGGED.redactThrowable(e));
                     }
                 }
             }, drift -> {
@@ -400,7 +402,7 @@ public final class ToolgateBuilder {
                     try {
                         listener.onToolDrifted(drift);
                     } catch (RuntimeException e) {
-                        LOG.warn("Listener {} failed on the drift of {}", listener, drift.toolName(), e);
+                        LOG.warn("Listener {} failed on the drift of {}", listener, drift.toolName(), LOGGED.redactThrowable(e));
                     }
                 }
             });

@@ -422,7 +422,8 @@ public final class Executions {
                 }
                 settled++;
             } catch (RuntimeException e) {
-                LOG.warn("Taking over execution {} failed; a later sweep tries again", run.id(), e);
+                LOG.warn("Taking over execution {} failed; a later sweep tries again", run.id(),
+                        wiring.settings().redactor().redactThrowable(e));
             }
         }
         return settled;

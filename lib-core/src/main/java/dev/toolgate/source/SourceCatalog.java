@@ -2,6 +2,7 @@ package dev.toolgate.source;
 
 import dev.toolgate.audit.SourceListing;
 import dev.toolgate.audit.ToolDrift;
+import dev.toolgate.json.Redactor;
 import java.util.function.Consumer;
 
 import dev.toolgate.gate.SourceUnavailableException;
@@ -51,6 +52,8 @@ import org.slf4j.LoggerFactory;
 public final class SourceCatalog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SourceCatalog.class);
+    /** Throwables from host code are logged redacted (a secret in a message or a URL stays out of the log). */
+    private static final Redactor LOGGED = Redactor.defaults();
 
     /**
      * How sources are listed.
@@ -279,7 +282,7 @@ public final class SourceCatalog implements AutoCloseable {
         try {
             observer.accept(listing);
         } catch (RuntimeException e) {
-            LOG.warn("A listener of tool source listings failed on {}", listing.sourceId(), e);
+            LOG.warn("A listener of tool source listings failed on {}", listing.sourceId(), LOGGED.redactThrowable(e));
         }
     }
 
@@ -287,7 +290,7 @@ public final class SourceCatalog implements AutoCloseable {
         try {
             drifts.accept(drift);
         } catch (RuntimeException e) {
-            LOG.warn("A listener of tool drift failed on {}", drift.toolName(), e);
+            LOG.warn("A listener of tool drift failed on {}", drift.toolName(), LOGGED.redactThrowable(e));
         }
     }
 

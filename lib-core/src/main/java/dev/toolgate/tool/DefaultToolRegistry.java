@@ -1,5 +1,6 @@
 package dev.toolgate.tool;
 
+import dev.toolgate.json.Redactor;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -16,6 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
 final class DefaultToolRegistry implements ToolRegistry {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolRegistry.class);
+    /** Throwables from host code are logged redacted (a secret in a message or a URL stays out of the log). */
+    private static final Redactor LOGGED = Redactor.defaults();
     private static final Pattern PLUGIN_ID = Pattern.compile("([a-z][a-z0-9]{0,7}:)?[A-Za-z0-9_-]{1,32}");
     private static final int MAX_NAME = 64;
     /** Tools of a source ({@code mcp:github.create_issue}) keep the remote name, up to MCP's 128. */
@@ -142,7 +145,7 @@ final class DefaultToolRegistry implements ToolRegistry {
             try {
                 listener.run();
             } catch (RuntimeException e) {
-                LOG.warn("A tool registry listener failed", e);
+                LOG.warn("A tool registry listener failed", LOGGED.redactThrowable(e));
             }
         }
     }
