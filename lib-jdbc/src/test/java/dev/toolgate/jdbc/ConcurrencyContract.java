@@ -142,26 +142,34 @@ abstract class ConcurrencyContract {
         int cap = 5;
         try (Hosts capped = Hosts.on(store, b -> b.maxPendingPerSession(cap))) {
             CallContext ctx = Hosts.ctx(Hosts.WRITER).withSession("crowded");
-            AtomicInteger sequence = new AtomicInteger();
-            AtomicInteger proposed = new AtomicInteger();
-            AtomicInteger limited = new AtomicInteger();
-            Together.run(THREADS, t -> {
-                for (int i = 0; i < 3; i++) {
-                    try {
-                        capped.gate().propose(ctx, "notes.add", "{\"id\":\"p" + sequence.incrementAndGet() + "\",\"text\":\"x\"}");
-                        proposed.incrementAndGet();
-                    } catch (dev.toolgate.gate.PendingLimitException e) {
-                        limited.incrementAndGet();
-                    }
-                }
-                return null;
-            });
-
-            assertThat(proposed).hasValue(cap);
-            assertThat(limited).hasValue(3 * THREADS - cap);
+            proposeFromEveryThread(capped, ctx, "p", cap);
             assertThat(store.calls().countPending("crowded")).isEqualTo(cap);
             assertThat(store.calls().query(CallQuery.latest(100).session("crowded").status(CallStatus.PROPOSED))).hasSize(cap);
         }
+    }
+
+    /**
+     * Every thread proposes three times into the one session of {@code ctx}: exactly {@code cap} are
+     * recorded, every other one is refused with {@link dev.toolgate.gate.PendingLimitException}.
+     */
+    private static void proposeFromEveryThread(Hosts capped, CallContext ctx, String idPrefix, int cap) throws Exception {
+        AtomicInteger sequence = new AtomicInteger();
+        AtomicInteger proposed = new AtomicInteger();
+        AtomicInteger limited = new AtomicInteger();
+        Together.run(THREADS, t -> {
+            for (int i = 0; i < 3; i++) {
+                try {
+                    capped.gate().propose(ctx, "notes.add", "{\"id\":\"" + idPrefix + sequence.incrementAndGet()
+                            + "\",\"text\":\"x\"}");
+                    proposed.incrementAndGet();
+                } catch (dev.toolgate.gate.PendingLimitException e) {
+                    limited.incrementAndGet();
+                }
+            }
+            return null;
+        });
+        assertThat(proposed).hasValue(cap);
+        assertThat(limited).hasValue(3 * THREADS - cap);
     }
 
     /**
@@ -173,23 +181,7 @@ abstract class ConcurrencyContract {
         int cap = 5;
         try (Hosts capped = Hosts.on(store, b -> b.maxPendingPerSession(cap).budget(dev.toolgate.budget.ToolBudget.unlimited()))) {
             CallContext ctx = Hosts.ctx(Hosts.WRITER).withSession("crowded-unmetered");
-            AtomicInteger sequence = new AtomicInteger();
-            AtomicInteger proposed = new AtomicInteger();
-            AtomicInteger limited = new AtomicInteger();
-            Together.run(THREADS, t -> {
-                for (int i = 0; i < 3; i++) {
-                    try {
-                        capped.gate().propose(ctx, "notes.add", "{\"id\":\"u" + sequence.incrementAndGet() + "\",\"text\":\"x\"}");
-                        proposed.incrementAndGet();
-                    } catch (dev.toolgate.gate.PendingLimitException e) {
-                        limited.incrementAndGet();
-                    }
-                }
-                return null;
-            });
-
-            assertThat(proposed).hasValue(cap);
-            assertThat(limited).hasValue(3 * THREADS - cap);
+            proposeFromEveryThread(capped, ctx, "u", cap);
             assertThat(store.calls().countPending("crowded-unmetered")).isEqualTo(cap);
             assertThat(store.calls().query(CallQuery.latest(100).session("crowded-unmetered"))).hasSize(cap);
         }
