@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the live pages
  * of the chunks no fuller than that average (see {@link #rewrite}, at most {@value #WRITE_LIMIT} bytes;
  * if none of those can be rewritten, of any chunks, {@link MVStore#compact(int, int)}) and commits them
- * (so that an idle database shrinks too); when the used share of the file is under
- * {@code fillRate}, it moves chunks into the holes and truncates the file
- * ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}). Each step holds H2's store lock
+ * (so that an idle database shrinks too); then it has H2 free the dead chunks whose retention time has
+ * passed and, when the used share of the file is under {@code fillRate}, move chunks into the holes and
+ * truncate the file ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}, every round: an
+ * idle store commits nothing, and a commit is what otherwise frees dead chunks). Each step holds H2's store lock
  * for a bounded piece of work, as H2's own background housekeeping does. The interval is what holds the
  * file near its data: the garbage a round leaves is what the calls wrote since the one before
  * ({@code H2DiskBenchmark} measured the choice; see the module's README). It sets the store's
@@ -219,14 +220,16 @@ final class H2Compaction implements AutoCloseable {
                 if (progress) {
                     store.commit(); // the rewritten pages go to the file now, not with the next call's commit
                 }
+                // every round, whatever the used share looks like now: H2 first frees the dead chunks whose
+                // retention time has passed (dropUnusedChunks), then moves chunks only if the share is under
+                // fillRate. A commit frees them too, but an idle store makes none, and until they are freed
+                // they count as used: checking the share first left an idle file at 3 times its live data
                 int used = file.getFillRate();
-                if (used < fillRate) {
-                    long size = file.size();
-                    file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
-                    if (file.size() < size || file.getFillRate() > used) {
-                        progress = true;
-                        moves.incrementAndGet();
-                    }
+                long size = file.size();
+                file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
+                if (file.size() < size || file.getFillRate() > used) {
+                    progress = true;
+                    moves.incrementAndGet();
                 }
                 worked |= progress;
             }
@@ -307,6 +310,17 @@ final class H2Compaction implements AutoCloseable {
     int retentionMillis() {
         MVStore store = current;
         return store == null ? -1 : store.getRetentionTime();
+    }
+
+    /** The file's state now, for diagnostics: the live shares of its chunks and of the file, its size. */
+    String state() {
+        MVStore store = current;
+        if (store == null || store.isClosed()) {
+            return "closed";
+        }
+        RandomAccessStore file = (RandomAccessStore) store.getFileStore();
+        return "chunks " + file.getChunksFillRate() + "% live (rewritable " + rewritableFillRate(file) + "%), file "
+                + file.getFillRate() + "% used, " + file.size() / 1024 + " KB";
     }
 
     /** Rounds run so far. */

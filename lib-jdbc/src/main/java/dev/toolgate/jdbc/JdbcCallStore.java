@@ -29,9 +29,10 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  *       {@value #STEP_INDEX} on {@code (execution_id, step_seq)} refuses a second row for a step, and
  *       that violation (told from others by the index's name) becomes {@link StepTakenException}; no
  *       statement is added, for steps or for other calls.</li>
- *   <li>{@link #propose}: one durable insert; in a session, a transaction that first locks the
- *       session's row in {@code toolgate_session} and inserts only if the session's pending count,
- *       which the lock makes exact, is under the cap. A step proposal that is already logged fails
+ *   <li>{@link #propose}: one durable insert; in a session, it first locks the session and inserts
+ *       only if the session's pending count, which the lock makes exact, is under the cap (PostgreSQL:
+ *       one statement, {@code toolgate_session_room} taking the session's advisory transaction lock;
+ *       H2: a transaction that locks the session's row in {@code toolgate_session}). A step proposal that is already logged fails
  *       on {@value #STEP_INDEX} as in {@link #record}.</li>
  *   <li>{@link #claim}: the single-use update ({@code proposed} to {@code applying} only if still
  *       proposed and unexpired by the store's clock; a row or nothing), which also sets
@@ -130,8 +131,8 @@ final class JdbcCallStore implements CallStore {
         this.proposeAnywhere = PlainSql.of(dialect.returning(
                 "INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES (" + proposal + ")", "created_at, expires_at"));
         // H2: the session's row lock is held (taken by a statement of its own in the same transaction), so
-        // this count sees every proposal committed before ours. PostgreSQL: toolgate_session_room takes
-        // that lock and counts after it in the statement itself, one autocommit round trip instead of five.
+        // this count sees every proposal committed before ours. PostgreSQL: toolgate_session_room takes the
+        // session's advisory lock and counts after it in the statement itself, one autocommit round trip.
         String room = dialect == Dialect.POSTGRESQL
                 ? "toolgate_session_room(CAST(:session_id AS TEXT), CAST(:max_pending AS INTEGER),"
                         + " CAST(:now AS TIMESTAMP WITH TIME ZONE))"
@@ -304,7 +305,7 @@ final class JdbcCallStore implements CallStore {
                         proposeAnywhere.queryFirst(h.getConnection(), binder, stored).orElseThrow()));
             }
             boolean oneStatement = withRun && proposeInSessionWithRun != null;
-            if (roomInStatement) { // the statement locks the session's row: one autocommit statement
+            if (roomInStatement) { // the statement locks the session (advisory lock): one autocommit statement
                 Optional<CallRecord> inserted = db.withConnection(c -> oneStatement
                         ? inOneStatement(c, proposal, proposeInSessionWithRun, proposeInSession, binder, stored)
                         : proposeInSession.queryFirst(c, binder, stored));

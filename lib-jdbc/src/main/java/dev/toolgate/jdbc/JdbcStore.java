@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * creates a pool, and never closes it; the data source must use READ COMMITTED (the default of H2 and
  * PostgreSQL) and autocommit.
  *
- * <p><b>Schema (version 4).</b> Tables are prefixed {@code toolgate_}: {@code toolgate_call} (the audit
+ * <p><b>Schema (version 5).</b> Tables are prefixed {@code toolgate_}: {@code toolgate_call} (the audit
  * trail, one row per call and one column per {@link dev.toolgate.audit.CallRecord} component; a
  * proposal's row is also its token, holding only the nonce's digest; a step of a durable execution is a
  * call row carrying its run's id and step number, unique per run, and a rollback's revert one naming
@@ -67,7 +67,8 @@ import org.slf4j.LoggerFactory;
  * per metered principal: the lock, its next admission number and newest admission time) with
  * {@code toolgate_budget_admission} (its admissions in the window, by number), on PostgreSQL the
  * function {@code toolgate_admit} (one admission in one statement),
- * {@code toolgate_session} (one row per session that proposed: the lock behind the pending cap),
+ * {@code toolgate_session} (one row per session that proposed: on H2 the lock behind the pending cap; on
+ * PostgreSQL the function {@code toolgate_session_room} takes an advisory lock of the session instead),
  * {@code toolgate_mode_override}, {@code toolgate_tool_review} and {@code toolgate_schema_version}. The
  * scripts {@code dev/toolgate/jdbc/schema/h2.sql} and {@code postgresql.sql} in this jar are plain SQL,
  * idempotent ({@code CREATE ... IF NOT EXISTS}, {@code ADD COLUMN IF NOT EXISTS}) and cumulative (run
@@ -75,7 +76,8 @@ import org.slf4j.LoggerFactory;
  * indexes to {@code toolgate_call} and the table {@code toolgate_execution}, rewriting no row; version 4
  * adds two columns to {@code toolgate_budget}, the table {@code toolgate_budget_admission} and, on
  * PostgreSQL, the function {@code toolgate_admit}, and moves each principal's version-3 log of
- * admission times into rows; see the README), and record their version. By default ({@link SchemaMode#APPLY}) the store runs the script
+ * admission times into rows; version 5 adds, on PostgreSQL, the function {@code toolgate_session_room};
+ * see the README), and record their version. By default ({@link SchemaMode#APPLY}) the store runs the script
  * at every start. A host that manages its schema
  * itself, for example with Flyway, copies the script for its database unchanged into its migrations
  * (for example {@code db/migration/V7__toolgate.sql}; a later Toolgate version's script is cumulative

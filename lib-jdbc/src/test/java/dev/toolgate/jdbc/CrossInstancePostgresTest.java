@@ -158,9 +158,9 @@ class CrossInstancePostgresTest {
     }
 
     /**
-     * The pending cap of one session is decided in the proposal's own statement (toolgate_session_room):
-     * proposers on four instances race into one session while another connection keeps deleting the
-     * session's lock row, and exactly the cap is ever pending, round after round.
+     * The pending cap of one session is decided in the proposal's own statement (toolgate_session_room,
+     * under the session's advisory lock): proposers on four instances race into one session while another
+     * connection keeps deleting the session's row, and exactly the cap is ever pending, round after round.
      */
     @Test
     void proposersOverFourInstancesNeverExceedTheSessionsPendingCapEvenAsItsLockRowVanishes() throws Exception {

@@ -62,7 +62,9 @@ class H2FileSizeTest {
             while (Files.size(file) > 2 * live && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
-            assertThat(Files.size(file)).as("file of %d calls vs twice its live data", load.calls.get())
+            assertThat(Files.size(file)).as("file of %d calls vs twice its live data (%d bytes; compaction: %d rounds,"
+                    + " %d that worked, %d moves; %s)", load.calls.get(), live, compaction.rounds(), compaction.compactions(),
+                    compaction.moves(), compaction.state())
                     .isLessThanOrEqualTo(2 * live);
             assertThat(host.gate().call(Hosts.ctx(Hosts.READER), "notes.list", "{}")).isInstanceOf(Executed.class);
         }

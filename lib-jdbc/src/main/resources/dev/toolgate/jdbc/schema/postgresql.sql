@@ -157,35 +157,34 @@ BEGIN
 END
 ';
 
--- One row per session that proposed: its lock makes the pending-proposal cap exact.
+-- One row per session that proposed (what Purge.IDLE_SESSIONS and endSession delete). On H2 its row
+-- lock makes the pending-proposal cap exact; on PostgreSQL a transaction-level advisory lock does.
 CREATE TABLE IF NOT EXISTS toolgate_session (
     session_id TEXT NOT NULL PRIMARY KEY
 );
 
--- Version 5: whether a session has room for one more pending proposal, decided under the lock of its
--- toolgate_session row (created if missing, again if a purge deletes it meanwhile), held until the
--- calling statement's transaction ends. Each statement of this VOLATILE function takes a new snapshot
--- (READ COMMITTED), so the count sees every proposal committed by the lock's previous holder; the
--- proposal's INSERT ... WHERE toolgate_session_room(...) is then one autocommit statement whose lock
--- keeps the next proposer of the session waiting until it commits. p_now: a fixed clock (tests), or
--- null for the statement's time.
+-- Version 5: whether a session has room for one more pending proposal, decided under a lock of the
+-- session held until the calling statement's transaction ends. Each statement of this VOLATILE
+-- function takes a new snapshot (READ COMMITTED), so the count sees every proposal committed by the
+-- lock's previous holder; the proposal's INSERT ... WHERE toolgate_session_room(...) is then one
+-- autocommit statement whose lock keeps the next proposer of the session waiting until it commits.
+-- The lock is pg_advisory_xact_lock(1953719667, hashtext(session)) (the first key is the ASCII of 'tses',
+-- Toolgate's sessions; a host's own advisory locks should use other first keys):
+-- kept in the server's lock table only, so unlike the toolgate_session row lock it used before (within
+-- version 5, same signature) it writes no tuple lock to a heap page and no WAL record, cannot vanish
+-- under a purge, and needs no retry loop. Two sessions whose names share a hash only wait for each
+-- other. The session's row is still inserted once (ON CONFLICT DO NOTHING is an index probe after
+-- that) so purges and endSession see which sessions proposed. p_now: a fixed clock (tests), or null
+-- for the statement's time.
 CREATE OR REPLACE FUNCTION toolgate_session_room(p_session TEXT, p_max_pending INTEGER,
                                                  p_now TIMESTAMP WITH TIME ZONE)
 RETURNS BOOLEAN
 LANGUAGE plpgsql VOLATILE AS '
 DECLARE
-    v_attempt INTEGER := 0;
     v_pending BIGINT;
 BEGIN
-    LOOP
-        PERFORM 1 FROM toolgate_session s WHERE s.session_id = p_session FOR UPDATE;
-        EXIT WHEN FOUND;
-        v_attempt := v_attempt + 1;
-        IF v_attempt > 50 THEN
-            RAISE EXCEPTION ''the toolgate_session row of % vanished 50 times while being locked'', p_session;
-        END IF;
-        INSERT INTO toolgate_session (session_id) VALUES (p_session) ON CONFLICT (session_id) DO NOTHING;
-    END LOOP;
+    PERFORM pg_advisory_xact_lock(1953719667, hashtext(p_session));
+    INSERT INTO toolgate_session (session_id) VALUES (p_session) ON CONFLICT (session_id) DO NOTHING;
     SELECT COUNT(*) INTO v_pending FROM toolgate_call p
     WHERE p.session_id = p_session AND p.status = ''proposed''
       AND p.expires_at > COALESCE(p_now, statement_timestamp());
