@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
 final class StdioInput extends InputStream {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
+    /** The rejection as logged: its id is the client's, so secret-looking values are masked, as HttpEdge's. */
+    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
     private final InputStream in;
     private final StdioOutput out;
@@ -123,7 +125,7 @@ final class StdioInput extends InputStream {
     }
 
     private void reject(Object error) throws IOException {
-        LOG.warn("Rejected a malformed message on standard input: {}", error);
+        LOG.warn("Rejected a malformed message on standard input: {}", LOGGED.redactText(String.valueOf(error)));
         out.writeUncounted(mapper.writeValueAsBytes(error));
     }
 
