@@ -39,10 +39,12 @@ final class HttpPost {
     private final HttpSessions sessions;
     private final Supplier<McpStreamableServerSession.Factory> sessionFactory;
     private final CatalogDispatch catalog;
+    private final HttpWatchdog watchdog;
 
     HttpPost(HttpSettings settings, HttpChecks checks, HttpResponses responses, HttpSessions sessions,
-             Supplier<McpStreamableServerSession.Factory> sessionFactory, CatalogDispatch catalog) {
+             Supplier<McpStreamableServerSession.Factory> sessionFactory, CatalogDispatch catalog, HttpWatchdog watchdog) {
         this.catalog = catalog;
+        this.watchdog = watchdog;
         this.settings = settings;
         this.checks = checks;
         this.responses = responses;
@@ -116,11 +118,12 @@ final class HttpPost {
                 }
                 // a client that disconnects does not cancel its request (the spec's rule), so the
                 // subscription is never disposed; it ends when the SDK has answered
-                HttpRequestStream stream = new HttpRequestStream(checked.id(), responses, settings, session.log);
+                HttpRequestStream stream = new HttpRequestStream(exchange, checked.id(), responses, settings, session.log,
+                        watchdog);
                 session.mcp.responseStream(stream).handle((McpSchema.JSONRPCRequest) message)
                         .contextWrite(ctx -> ctx.put(McpTransportContext.KEY, context))
                         .subscribe(done -> { }, stream::finish, () -> stream.finish(null));
-                stream.pump(exchange);
+                stream.pump();
             }
             case NOTIFICATION, RESPONSE -> {
                 try {

@@ -18,11 +18,16 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
- * The answer to one POST request. The SDK hands it messages on its own threads; they are queued
- * and written by the HTTP thread that received the request ({@link #pump}), which answers with one
- * JSON response if the first message is the response itself, and otherwise with an SSE stream: a
- * priming event (an id, {@code retry:} and empty data), then requests and notifications and finally
- * the response, each recorded in the session's {@link HttpEventLog} with its id.
+ * The answer to one POST request. The SDK hands it messages on its own threads. When the first of
+ * them is the response itself (a call that sent nothing before its result: the common case), the
+ * thread that produced it writes it at once as one JSON response, under a write timeout
+ * ({@link HttpWatchdog#guard}); handing it back to the HTTP thread first would cost the client a
+ * thread wake-up per call, which on a busy machine is a wait for a core. Otherwise messages are queued
+ * and written by the HTTP thread that received the request ({@link #pump}): an SSE stream, a priming
+ * event (an id, {@code retry:} and empty data), then requests and notifications and finally the
+ * response, each recorded in the session's {@link HttpEventLog} with its id. The HTTP thread waits in
+ * {@link #pump} either way, until the SDK has finished the request, so a request holds its worker as
+ * long as before.
  *
  * <p>The stream is detached from its connection when the client goes away or, with polling
  * configured, when no response came within the poll time (the server then closes the stream after the
@@ -35,8 +40,11 @@ final class HttpRequestStream implements McpStreamableServerTransport {
     /** Exceptions are logged with every message in them redacted (the default terms and shapes). */
     private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
 
+    private final HttpExchange exchange;
     private final Object requestId;
     private final HttpResponses responses;
+    private final HttpWatchdog watchdog;
+    private final Duration writeTimeout;
     private final Duration timeout;
     private final Duration pollAfter;
     private final long retryMillis;
@@ -46,10 +54,26 @@ final class HttpRequestStream implements McpStreamableServerTransport {
     private int stream = -1;
     /** True once the pump has left: messages go straight to the log. Guarded by this. */
     private boolean detached;
+    /** Who writes the answer, decided by the first message (or the pump's timeout). Guarded by this. */
+    private Writer writer = Writer.UNDECIDED;
 
-    HttpRequestStream(Object requestId, HttpResponses responses, HttpSettings settings, HttpEventLog log) {
+    /** Who writes the answer to the client. */
+    private enum Writer {
+        /** Nothing sent yet. */
+        UNDECIDED,
+        /** The HTTP thread ({@link #pump}): a JSON response after a wait, an error, or an event stream. */
+        PUMP,
+        /** The thread that produced the response, which came first: one JSON response ({@link #writeDirect}). */
+        DIRECT
+    }
+
+    HttpRequestStream(HttpExchange exchange, Object requestId, HttpResponses responses, HttpSettings settings,
+                      HttpEventLog log, HttpWatchdog watchdog) {
+        this.exchange = exchange;
         this.requestId = requestId;
         this.responses = responses;
+        this.watchdog = watchdog;
+        this.writeTimeout = settings.readTimeout();
         this.timeout = settings.requestTimeout();
         this.pollAfter = settings.pollAfter();
         this.retryMillis = settings.retry().toMillis();
@@ -60,6 +84,10 @@ final class HttpRequestStream implements McpStreamableServerTransport {
     }
 
     private record End(Throwable error) {
+    }
+
+    /** The response's producer failed to write it. */
+    private record Failed(IOException failure) {
     }
 
     @Override
@@ -77,14 +105,47 @@ final class HttpRequestStream implements McpStreamableServerTransport {
                 LOG.warn("Could not serialize a message for request {}: {}", requestId, e.toString());
                 return;
             }
+            boolean direct;
             synchronized (this) {
                 if (detached) {
                     log.record(stream, json, isResponse(message));
+                    return;
+                }
+                direct = writer == Writer.UNDECIDED && isResponse(message);
+                if (direct) {
+                    writer = Writer.DIRECT;
                 } else {
+                    if (writer == Writer.UNDECIDED) {
+                        writer = Writer.PUMP;
+                    }
                     queue.add(new Outgoing(message, json));
                 }
             }
+            if (direct) {
+                writeDirect((McpSchema.JSONRPCResponse) message, json);
+            }
         });
+    }
+
+    /**
+     * Writes the response on this thread, the one that produced it, under the write timeout. A failure
+     * (the connection is gone) goes to the pump, which rethrows it; after a success the pump has nothing
+     * to do but wait for the end of the request, so it is not woken for it (one wake-up per call, as before).
+     */
+    private void writeDirect(McpSchema.JSONRPCResponse response, String json) {
+        try {
+            watchdog.guard(writeTimeout, () -> respondJson(exchange, response, json));
+        } catch (IOException | RuntimeException e) {
+            queue.add(new Failed(e instanceof IOException io ? io : new IOException("the response could not be written", e)));
+        }
+    }
+
+    /** The pump writes the answer unless the response's producer does; true if the pump does. */
+    private synchronized boolean pumpWrites() {
+        if (writer == Writer.UNDECIDED) {
+            writer = Writer.PUMP;
+        }
+        return writer == Writer.PUMP;
     }
 
     /** The SDK finished the request (null) or failed it. */
@@ -96,6 +157,9 @@ final class HttpRequestStream implements McpStreamableServerTransport {
                     record(JsonRpc.error(requestId, JsonRpc.INTERNAL_ERROR, "Internal error", null));
                 }
                 return;
+            }
+            if (writer == Writer.UNDECIDED) {
+                writer = Writer.PUMP; // an error before any message: the pump answers 500
             }
             queue.add(new End(error));
         }
@@ -129,8 +193,11 @@ final class HttpRequestStream implements McpStreamableServerTransport {
         }
     }
 
-    /** Writes what the SDK sends until the request is finished or the stream detached; runs on the HTTP thread. */
-    void pump(HttpExchange exchange) throws IOException {
+    /**
+     * Writes what the SDK sends until the request is finished or the stream detached (or waits while the
+     * response's producer writes it); runs on the HTTP thread.
+     */
+    void pump() throws IOException {
         OutputStream sse = null;
         boolean answered = false;
         long start = System.nanoTime();
@@ -142,6 +209,15 @@ final class HttpRequestStream implements McpStreamableServerTransport {
                     waitMillis = Math.max(0, pollAfter.toMillis() - (System.nanoTime() - start) / 1_000_000);
                 }
                 Object item = queue.poll(waitMillis, TimeUnit.MILLISECONDS);
+                if (item instanceof Failed failed) {
+                    throw failed.failure();
+                }
+                if (!answered && !pumpWrites()) {
+                    answered = true; // the response's producer is writing it: wait for the end of the request
+                    if (item == null) {
+                        continue;
+                    }
+                }
                 if (item == null && polling) {
                     // SSE polling: the client comes back with Last-Event-ID for the rest
                     if (sse == null) {

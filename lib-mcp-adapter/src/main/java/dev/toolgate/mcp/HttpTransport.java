@@ -91,7 +91,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
         // each open stream has at most one write in progress, so one thread per stream is the most needed
         writers = new ThreadPoolExecutor(0, settings.maxSessions() + 16, settings.idleThreadKeepAlive().toNanos(), TimeUnit.NANOSECONDS,
                 new SynchronousQueue<>(), daemon(String.format(name, "sse")));
-        post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory, catalog);
+        post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory, catalog, watchdog);
         get = new HttpGet(checks, responses, writers, watchdog, settings.readTimeout(), settings.retry());
         delete = new HttpDelete(checks, sessions);
         server.setExecutor(workers);

@@ -42,7 +42,8 @@ import java.util.stream.Stream;
  * <p>For each store it starts a gate with one trivial READ tool ({@code bench.ping}, so the figures are
  * the gate's, the store's and the transport's, not tool code) and a {@link ToolgateMcpServer} on a free
  * loopback port in this process. Then, for 1, 8 and 64 clients: each client is its own MCP session on
- * one kept-alive HTTP/1.1 connection ({@link McpSession}) and its own principal; after a warm-up of each
+ * one kept-alive HTTP/1.1 connection ({@link McpSession}; by default a blocking socket on the measuring thread,
+ * so the latency is the server's and not a client library's) and its own principal; after a warm-up of each
  * side, it alternates timed slices of MCP calls and in-process calls (the {@link Harness}), each slice
  * a repeat, and prints min/median/max across the repeats of calls/s, p50 and p99 of both sides and of
  * their ratio. For H2 and PostgreSQL it prints bytes of disk per call: the growth of the database
@@ -62,7 +63,11 @@ import java.util.stream.Stream;
  * each store also warms up 3x that at 8 clients), {@code --slice-ms 2000} (one repeat of one side),
  * {@code --repeats 2}, {@code --transport jdk|servlet} (default jdk: the standalone server's hand-written
  * transport on the JDK's HTTP server; servlet: {@code ToolgateMcpServer.servlet}, the MCP SDK's servlet
- * transport, on an embedded Jetty 12, see {@link JettyMcpServer}). The defaults take about 40 s per store.
+ * transport, on an embedded Jetty 12, see {@link JettyMcpServer}), {@code --client socket|httpclient}
+ * (default socket: {@link KeptAliveConnection}, one kept-alive connection read and written on the
+ * measuring thread, as an MCP client's HTTP stack does on the wire; httpclient: the JDK's
+ * {@link java.net.http.HttpClient}, whose own thread hand-offs add more per call than the server's whole
+ * path on 2 cores). The defaults take about 40 s per store.
  */
 public final class McpLoadBenchmark {
 
@@ -71,13 +76,14 @@ public final class McpLoadBenchmark {
 
     /** Parsed options. */
     record Options(List<String> stores, int[] clients, Duration warmup, Duration slice, int repeats, String pgUrl,
-                   String transport) {
+                   String transport, McpSession.Client client) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>();
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
-                if (!List.of("--stores", "--clients", "--warmup-ms", "--slice-ms", "--repeats", "--pg-url", "--transport").contains(key)
+                if (!List.of("--stores", "--clients", "--warmup-ms", "--slice-ms", "--repeats", "--pg-url", "--transport",
+                        "--client").contains(key)
                         || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + key);
                 }
@@ -101,7 +107,8 @@ public final class McpLoadBenchmark {
             }
             return new Options(stores, clients, Duration.ofMillis(Long.parseLong(values.getOrDefault("--warmup-ms", "1000"))),
                     Duration.ofMillis(Long.parseLong(values.getOrDefault("--slice-ms", "2000"))), repeats, pgUrl,
-                    JettyMcpServer.transport(values.getOrDefault("--transport", "jdk")));
+                    JettyMcpServer.transport(values.getOrDefault("--transport", "jdk")),
+                    McpSession.Client.parse(values.getOrDefault("--client", "socket")));
         }
     }
 
@@ -132,14 +139,17 @@ public final class McpLoadBenchmark {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: McpLoadBenchmark [--stores memory,h2,postgres] [--pg-url JDBC_URL] [--clients 1,8,64]"
-                    + " [--warmup-ms 1000] [--slice-ms 2000] [--repeats 2] [--transport jdk|servlet]");
+                    + " [--warmup-ms 1000] [--slice-ms 2000] [--repeats 2] [--transport jdk|servlet]"
+                    + " [--client socket|httpclient]");
             System.exit(2);
             return;
         }
         long started = System.nanoTime();
-        System.out.printf(Locale.ROOT, "Toolgate MCP load benchmark (transport: %s): %d cores, load average %s, Java %s, max heap %d MB;"
+        System.out.printf(Locale.ROOT, "Toolgate MCP load benchmark (transport: %s; client: %s): %d cores, load average %s, Java %s, max heap %d MB;"
                         + " per cell and side %d ms warm-up, then %d repeats of %d ms alternating MCP and in-process%n",
-                JettyMcpServer.describe(options.transport()), Runtime.getRuntime().availableProcessors(), loadAverage(), System.getProperty("java.version"),
+                JettyMcpServer.describe(options.transport()), options.client() == McpSession.Client.SOCKET
+                        ? "socket, one kept-alive connection on the measuring thread" : "the JDK's HttpClient",
+                Runtime.getRuntime().availableProcessors(), loadAverage(), System.getProperty("java.version"),
                 Runtime.getRuntime().maxMemory() >> 20, options.warmup().toMillis(), options.repeats(), options.slice().toMillis());
         McpLoadBenchmark bench = new McpLoadBenchmark(options);
         for (String store : options.stores()) {
@@ -192,7 +202,7 @@ public final class McpLoadBenchmark {
             try {
                 URI endpoint = server.endpoint();
                 // the JIT's warm-up, once per store, before the first cell (1 client) is measured
-                Cell warm = new Cell(gate, endpoint, principals, 8);
+                Cell warm = new Cell(gate, endpoint, principals, 8, options.client());
                 try {
                     Harness.drive(8, warm.mcp, options.warmup().multipliedBy(3));
                     Harness.drive(8, warm.inProcess, options.warmup().multipliedBy(3));
@@ -224,7 +234,7 @@ public final class McpLoadBenchmark {
 
     /** One concurrency level on one store: sessions opened, the rounds run, sessions closed; returns the calls made. */
     private long cell(Store store, Toolgate gate, URI endpoint, Principal[] principals, int clients) throws Exception {
-        Cell cell = new Cell(gate, endpoint, principals, clients);
+        Cell cell = new Cell(gate, endpoint, principals, clients, options.client());
         Harness.Result[][] rounds;
         long diskBefore = store.disk() == null ? 0 : store.disk().bytes();
         try {
@@ -258,11 +268,12 @@ public final class McpLoadBenchmark {
         final Harness.Op mcp;
         final Harness.Op inProcess;
 
-        Cell(Toolgate gate, URI endpoint, Principal[] principals, int clients) throws IOException, InterruptedException {
+        Cell(Toolgate gate, URI endpoint, Principal[] principals, int clients, McpSession.Client client)
+                throws IOException, InterruptedException {
             sessions = new McpSession[clients];
             contexts = new CallContext[clients];
             for (int i = 0; i < clients; i++) {
-                sessions[i] = McpSession.open(endpoint, "client-" + i + "-token", "mcp-load-" + i);
+                sessions[i] = McpSession.open(endpoint, "client-" + i + "-token", "mcp-load-" + i, client);
                 contexts[i] = CallContext.of(principals[i]).withSession("in-process-" + i);
             }
             mcp = t -> {

@@ -358,7 +358,7 @@ public final class McpSoakCheck {
             } else {
                 long t0 = System.nanoTime();
                 try {
-                    McpSession last = McpSession.open(endpoint, TOKEN, "soak-final");
+                    McpSession last = McpSession.open(endpoint, TOKEN, "soak-final", McpSession.Client.HTTP_CLIENT);
                     last.call(FINAL_CALL);
                     last.close();
                     answer = String.format(Locale.ROOT, "a new session's catalog.listSystems answered in %.0f ms ... ok",
@@ -460,7 +460,7 @@ public final class McpSoakCheck {
                 long start = System.nanoTime();
                 try {
                     if (session == null) {
-                        session = McpSession.open(endpoint, TOKEN, "soak-" + client);
+                        session = McpSession.open(endpoint, TOKEN, "soak-" + client, McpSession.Client.HTTP_CLIENT);
                     }
                     session.call(CALLS[(int) (n % CALLS.length)]);
                     latencies.add((System.nanoTime() - start) / 1_000);
