@@ -37,10 +37,11 @@ import org.slf4j.LoggerFactory;
  * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the live pages
  * of the chunks no fuller than that average (see {@link #rewrite}, at most {@value #WRITE_LIMIT} bytes;
  * if none of those can be rewritten, of any chunks, {@link MVStore#compact(int, int)}) and commits them
- * (so that an idle database shrinks too); then it has H2 free the dead chunks whose retention time has
- * passed and, when the used share of the file is under {@code fillRate}, move chunks into the holes and
- * truncate the file ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}, every round: an
- * idle store commits nothing, and a commit is what otherwise frees dead chunks). Each step holds H2's store lock
+ * (so that an idle database shrinks too); when the used share of the file is under {@code fillRate}, or
+ * the store made no commit since the last round, it has H2 free the dead chunks whose retention time has
+ * passed and, if the share is then under {@code fillRate}, move chunks into the holes and truncate the
+ * file ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}; a commit is what otherwise frees
+ * dead chunks, and an idle store makes none). Each step holds H2's store lock
  * for a bounded piece of work, as H2's own background housekeeping does. The interval is what holds the
  * file near its data: the garbage a round leaves is what the calls wrote since the one before
  * ({@code H2DiskBenchmark} measured the choice; see the module's README). It sets the store's
@@ -125,6 +126,8 @@ final class H2Compaction implements AutoCloseable {
     private final AtomicLong moves = new AtomicLong();
     /** The database's store, held between rounds so that a round takes no connection from the pool. */
     private volatile MVStore current;
+    /** The store's version at the end of the last round: unchanged at the next means no commit came between. */
+    private long lastVersion = -1;
     private volatile boolean closed;
     private volatile boolean warned;
 
@@ -208,6 +211,7 @@ final class H2Compaction implements AutoCloseable {
             int fileBefore = file.getFillRate();
             long sizeBefore = file.size();
             long stopAt = started + TimeUnit.MILLISECONDS.toNanos(BUDGET_MS);
+            boolean idle = store.getCurrentVersion() == lastVersion;
             boolean worked = false;
             for (boolean progress = true; progress && !closed && System.nanoTime() < stopAt; ) {
                 // the live share of the chunks a rewrite may take (older than the retention time): the young
@@ -220,19 +224,23 @@ final class H2Compaction implements AutoCloseable {
                 if (progress) {
                     store.commit(); // the rewritten pages go to the file now, not with the next call's commit
                 }
-                // every round, whatever the used share looks like now: H2 first frees the dead chunks whose
-                // retention time has passed (dropUnusedChunks), then moves chunks only if the share is under
-                // fillRate. A commit frees them too, but an idle store makes none, and until they are freed
-                // they count as used: checking the share first left an idle file at 3 times its live data
+                // when the store is idle (no commit since the last round), whatever the used share looks like:
+                // H2 first frees the dead chunks whose retention time has passed (dropUnusedChunks), then moves
+                // chunks only if the share is under fillRate. A commit frees them too, but an idle store makes
+                // none, and until they are freed they count as used: checking the share first left an idle
+                // file at 3 times its live data. Under load the commits free them, and the share decides
                 int used = file.getFillRate();
-                long size = file.size();
-                file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
-                if (file.size() < size || file.getFillRate() > used) {
-                    progress = true;
-                    moves.incrementAndGet();
+                if (used < fillRate || idle) {
+                    long size = file.size();
+                    file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
+                    if (file.size() < size || file.getFillRate() > used) {
+                        progress = true;
+                        moves.incrementAndGet();
+                    }
                 }
                 worked |= progress;
             }
+            lastVersion = store.getCurrentVersion(); // after this round's own commits
             if (worked) {
                 compactions.incrementAndGet();
                 if (LOG.isDebugEnabled()) {
