@@ -7,6 +7,7 @@
 
 (() => {
   const POLL_MS = 2000;
+  const CLOCK_SLACK_MS = 50; // the server's "now" is rounded; a browser clock may step by a few ms
   const DONE_LINGER_MS = 6000;
   const TOAST_MS = 7000;
 
@@ -15,6 +16,7 @@
     view: null,           // 'login' | 'inbox' | 'audit' | 'sources'
     inboxVersion: null,
     clockSkew: 0,         // server clock minus browser clock, in ms
+    clockRtt: null,       // round trip of the answer clockSkew was learned from, in ms (null: none yet)
     cards: new Map(),     // callId -> {el, json, busy, done}
     pollTimer: null,
     polling: false,
@@ -111,6 +113,25 @@
 
   function serverNow() {
     return Date.now() + state.clockSkew;
+  }
+
+  /**
+   * Learns the server's clock from an answer's "now", stamped somewhere between sentAt and receivedAt
+   * (browser clock), so the estimate is off by at most half the round trip. A slow answer must not move
+   * the countdowns (an estimate taken as "now minus the answer's time" jumps by the latency): a sample is
+   * taken when its round trip is no longer than that of the estimate in use, or when it cannot agree with
+   * that estimate within both error bounds (a clock really moved).
+   */
+  function noteServerClock(iso, sentAt, receivedAt) {
+    const t = Date.parse(iso || '');
+    if (Number.isNaN(t) || receivedAt < sentAt) return;
+    const rtt = receivedAt - sentAt;
+    const skew = t - (sentAt + rtt / 2);
+    const inUse = state.clockRtt;
+    if (inUse === null || rtt <= inUse || Math.abs(skew - state.clockSkew) > (rtt + inUse) / 2 + CLOCK_SLACK_MS) {
+      state.clockSkew = skew;
+      state.clockRtt = rtt;
+    }
   }
 
   // ---- toasts ---------------------------------------------------------------------------------
@@ -347,13 +368,11 @@
     try {
       const headers = {};
       if (state.inboxVersion && !force) headers['If-None-Match'] = `"${state.inboxVersion}"`;
+      const sentAt = Date.now();
       const r = await api('GET', 'api/inbox', undefined, headers);
       if (r.status === 200 && r.data) {
         state.inboxVersion = r.data.version;
-        if (r.data.now) {
-          const t = Date.parse(r.data.now);
-          if (!Number.isNaN(t)) state.clockSkew = t - Date.now();
-        }
+        noteServerClock(r.data.now, sentAt, Date.now());
         renderInbox(r.data);
       } else {
         sweepDone();
