@@ -42,7 +42,7 @@ import org.h2.mvstore.MVStoreTool;
  * {@code -Dbench.h2-fs=nio} (H2's file system, default {@code async}, the one the store opens a file URL on),
  * {@code -Dbench.keep-seconds=N} (purge every second what finished more than N s before, as retention
  * does, so that the live data levels off; default 0, no purge, as the default 90-day retention in a
- * short run).
+ * short run), {@code -Dbench.h2-settings=;PAGE_SIZE=4096} (appended to the URL the store opens).
  */
 public final class H2DiskBenchmark {
 
@@ -132,7 +132,8 @@ public final class H2DiskBenchmark {
         Path dir = Files.createTempDirectory("toolgate-h2-disk");
         // the file system the store opens a file URL on (async:), so that this class's own connections join
         // the same database; -Dbench.h2-fs=nio measures H2's default one
-        String url = "jdbc:h2:" + System.getProperty("bench.h2-fs", "async") + ":" + dir.resolve("bench").toAbsolutePath();
+        String url = "jdbc:h2:" + System.getProperty("bench.h2-fs", "async") + ":" + dir.resolve("bench").toAbsolutePath()
+                + System.getProperty("bench.h2-settings", "");
         Path file = dir.resolve("bench.mv.db");
         Run measured;
         try (JdbcStore store = JdbcStore.builder().url(url).poolSize(threads + 2)

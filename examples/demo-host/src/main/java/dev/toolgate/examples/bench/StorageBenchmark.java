@@ -62,7 +62,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code -Dbench.warmup-ms}, {@code -Dbench.slice-ms} and {@code -Dbench.rounds} change that
  * (default 1000 ms, 1000 ms, 3 rounds); {@code -Dbench.only} runs only the parts it names, comma-separated:
  * {@code engine} (the in-memory rows: what the engine itself costs), {@code observability} (the metrics'
- * overhead), {@code h2}, {@code postgres}.
+ * overhead), {@code h2}, {@code postgres}; {@code -Dbench.h2-compact-interval-ms} sets the H2 store's
+ * compaction interval (0 switches it off, to see what it costs the calls).
  *
  * <p>Besides printing its tables, it writes the throughput table as CSV and a chart of the ratios as SVG,
  * {@code storage.csv} and {@code storage-ratios.svg} in {@code -Dbench.out} (default {@code target/bench},
@@ -276,7 +277,11 @@ public final class StorageBenchmark {
 
     private void database(String name, String url, boolean postgres) throws Exception {
         System.out.printf("running %s ...%n", name);
-        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(POOL_SIZE).build();
+        JdbcStore.Builder storeBuilder = JdbcStore.builder().url(url).poolSize(POOL_SIZE);
+        if (!postgres && System.getProperty("bench.h2-compact-interval-ms") != null) {
+            storeBuilder.h2Compaction(Duration.ofMillis(Long.getLong("bench.h2-compact-interval-ms")), 80);
+        }
+        try (JdbcStore store = storeBuilder.build();
              RawBaseline raw = new RawBaseline(url, RawBaseline.script(postgres), POOL_SIZE)) {
             BenchTools tools = new BenchTools();
             try (Toolgate gate = gate(store, tools, ToolBudget.unlimited())) {
