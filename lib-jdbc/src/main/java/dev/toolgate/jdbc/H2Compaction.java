@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * the store made no commit since the last round, it has H2 free the dead chunks whose retention time has
  * passed and, if the share is then under {@code fillRate}, move chunks into the holes and truncate the
  * file ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}; a commit is what otherwise frees
- * dead chunks, and an idle store makes none). Each step holds H2's store lock
+ * dead chunks, and an idle store makes none). Once an idle store's rounds have had nothing to do for
+ * longer than the retention time, one pass rewrites the chunks under {@value #IDLE_FILL_RATE}% live (see
+ * {@link #idlePass}): a file that settled at {@code fillRate} with a fifth of its chunks dead comes down
+ * to about 1.1 times its data, and then nothing more is written until a commit. Each step holds H2's store lock
  * for a bounded piece of work, as H2's own background housekeeping does. The interval is what holds the
  * file near its data: the garbage a round leaves is what the calls wrote since the one before
  * ({@code H2DiskBenchmark} measured the choice; see the module's README). It sets the store's
@@ -66,6 +69,11 @@ final class H2Compaction implements AutoCloseable {
     static final int DEFAULT_FILL_RATE = 80;
     /** Live bytes rewritten by one step of a round. */
     static final int WRITE_LIMIT = 4 << 20;
+    /**
+     * The live share, in percent, below which an idle store's round rewrites a chunk, for one pass over
+     * the live data of each idle period (see {@link #idleSteps}).
+     */
+    static final int IDLE_FILL_RATE = 95;
     /** Bytes of chunks moved by one step of a round. */
     static final long MOVE_LIMIT = 16L << 20;
     /**
@@ -124,10 +132,17 @@ final class H2Compaction implements AutoCloseable {
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicLong compactions = new AtomicLong();
     private final AtomicLong moves = new AtomicLong();
+    private final AtomicLong idlePasses = new AtomicLong();
     /** The database's store, held between rounds so that a round takes no connection from the pool. */
     private volatile MVStore current;
     /** The store's version at the end of the last round: unchanged at the next means no commit came between. */
     private long lastVersion = -1;
+    /** Whether this idle period (no commit but the rounds' own since) has had its pass at {@link #IDLE_FILL_RATE}. */
+    private boolean idlePassDone;
+    /** Rounds in a row of an idle store that found nothing to do. */
+    private int quietRounds;
+    /** After this many quiet rounds an idle period is settled and may have its pass. */
+    private final int settledAfter;
     private volatile boolean closed;
     private volatile boolean warned;
 
@@ -135,6 +150,8 @@ final class H2Compaction implements AutoCloseable {
         this.dataSource = dataSource;
         this.current = store;
         this.fillRate = config.fillRate();
+        // quiet rounds after which every chunk is older than the retention time, so none is left for later
+        this.settledAfter = (int) Math.min(1_000, config.retention().toMillis() / Math.max(1, config.interval().toMillis()) + 2);
         String name = "toolgate-h2-compaction-" + THREADS.incrementAndGet();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, name);
@@ -212,6 +229,9 @@ final class H2Compaction implements AutoCloseable {
             long sizeBefore = file.size();
             long stopAt = started + TimeUnit.MILLISECONDS.toNanos(BUDGET_MS);
             boolean idle = store.getCurrentVersion() == lastVersion;
+            if (!idle) {
+                idlePassDone = false; // a commit came: the next settled idle round may make its pass
+            }
             boolean worked = false;
             for (boolean progress = true; progress && !closed && System.nanoTime() < stopAt; ) {
                 // the live share of the chunks a rewrite may take (older than the retention time): the young
@@ -219,7 +239,9 @@ final class H2Compaction implements AutoCloseable {
                 // file into rewriting old, full chunks for nothing (4 times the compaction's CPU per call)
                 int live = rewritableFillRate(file);
                 // the sparse chunks first; if none of them can be rewritten (the newest chunk, pinned pages
-                // of open transactions), any chunk, so that a small or idle file still comes down
+                // of open transactions), any chunk, so that a small or idle file still comes down. An idle
+                // store (no commit since the last round) rewrites every chunk below IDLE_FILL_RATE: no call
+                // waits for its lock then, and a file left at fillRate after a burst comes down to its data
                 progress = live < fillRate && (rewrite(store, file, live) || store.compact(fillRate, WRITE_LIMIT));
                 if (progress) {
                     store.commit(); // the rewritten pages go to the file now, not with the next call's commit
@@ -240,6 +262,14 @@ final class H2Compaction implements AutoCloseable {
                 }
                 worked |= progress;
             }
+            quietRounds = idle && !worked ? quietRounds + 1 : 0;
+            if (quietRounds >= settledAfter && !idlePassDone && !closed && IDLE_FILL_RATE > fillRate) {
+                idlePassDone = true;
+                worked = idlePass(store, file, stopAt);
+                if (worked) {
+                    idlePasses.incrementAndGet();
+                }
+            }
             lastVersion = store.getCurrentVersion(); // after this round's own commits
             if (worked) {
                 compactions.incrementAndGet();
@@ -255,6 +285,30 @@ final class H2Compaction implements AutoCloseable {
                 LOG.warn("H2 compaction failed; the database file may grow until it works again", e);
             }
         }
+    }
+
+    /**
+     * The pass of a settled idle period: once the rounds of an idle store have found nothing to do at the
+     * fill rate for longer than the retention time (so no chunk is too young to be rewritten), the chunks under {@link #IDLE_FILL_RATE} live are rewritten, up to about the live data once
+     * (in {@link #WRITE_LIMIT} steps, within the round's time), and the following rounds free and move
+     * the old copies after the retention time as usual. At the fill rate a file settles with up to a
+     * fifth of its chunks dead, which after a burst was 1.5 to 2 times its data; the pass brings it to
+     * about 1.1 times. Once per idle period: every rewrite's commit leaves its own chunk partly dead
+     * (the store's metadata pages die with the next commit), so rewriting whatever is under 95% live
+     * at every round never settled, writing a few hundred KB four times a second for ever.
+     */
+    private static boolean idlePass(MVStore store, RandomAccessStore file, long stopAt) {
+        long liveBytes = file.size() / 100 * file.getChunksFillRate();
+        boolean worked = false;
+        for (long steps = liveBytes / WRITE_LIMIT + 1; steps > 0 && System.nanoTime() < stopAt; steps--) {
+            if (rewritableFillRate(file) >= IDLE_FILL_RATE
+                    || !(rewrite(store, file, IDLE_FILL_RATE) || store.compact(IDLE_FILL_RATE, WRITE_LIMIT))) {
+                break;
+            }
+            store.commit();
+            worked = true;
+        }
+        return worked;
     }
 
     /**
@@ -344,6 +398,17 @@ final class H2Compaction implements AutoCloseable {
     /** Steps that moved chunks into holes or truncated the file. */
     long moves() {
         return moves.get();
+    }
+
+    /** Passes of settled idle periods that rewrote chunks (see {@link #idlePass}). */
+    long idlePasses() {
+        return idlePasses.get();
+    }
+
+    /** The database store's current version (-1 before the first round found it): unchanged means no commit. */
+    long version() {
+        MVStore store = current;
+        return store == null || store.isClosed() ? -1 : store.getCurrentVersion();
     }
 
     /** Stops the rounds, waiting for one in progress. Idempotent. */

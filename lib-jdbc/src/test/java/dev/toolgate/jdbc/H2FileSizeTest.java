@@ -76,6 +76,39 @@ class H2FileSizeTest {
     }
 
     @Test
+    void anIdleFileGetsOnePassAndThenStopsWriting() throws Exception {
+        String url = "jdbc:h2:file:" + dir.resolve("idle").toAbsolutePath();
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2).build();
+             Hosts host = Hosts.on(store)) {
+            H2Compaction compaction = store.compaction();
+            Load load = Load.run(host, LOAD, compaction);
+            assertThat(load.failures).isEmpty();
+            // settled: no commit for 3 s (12 rounds); a round that rewrote whatever is under 95% live at
+            // every idle round never settled (each rewrite's commit left its own chunk under 95%)
+            long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+            long version = compaction.version();
+            long stableSince = System.nanoTime();
+            while (System.nanoTime() - stableSince < Duration.ofSeconds(3).toNanos() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                long now = compaction.version();
+                if (now != version) {
+                    version = now;
+                    stableSince = System.nanoTime();
+                }
+            }
+            assertThat(System.nanoTime() - stableSince).as("time with no commit at the end (%s, %d idle passes)",
+                    compaction.state(), compaction.idlePasses()).isGreaterThanOrEqualTo(Duration.ofSeconds(3).toNanos());
+            assertThat(compaction.idlePasses()).as("the settled idle period's pass rewrote chunks under 95%% live (%s)",
+                    compaction.state()).isEqualTo(1);
+            long live = liveBytes(url);
+            assertThat(Files.size(dir.resolve("idle.mv.db"))).as("the settled file vs twice its live data (%d bytes; %s)",
+                    live, compaction.state()).isLessThanOrEqualTo(2 * live);
+            // a call ends the idle period: the next settled one gets its pass again
+            assertThat(host.gate().call(Hosts.ctx(Hosts.READER), "notes.list", "{}")).isInstanceOf(Executed.class);
+        }
+    }
+
+    @Test
     void withoutCompactionTheSameLoadLeavesAFileManyTimesItsLiveData() throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("plain").toAbsolutePath();
         try (JdbcStore store = JdbcStore.builder().url(url).poolSize(THREADS + 2)

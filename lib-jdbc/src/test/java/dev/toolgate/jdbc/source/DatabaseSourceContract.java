@@ -87,7 +87,9 @@ abstract class DatabaseSourceContract {
         for (int i = closing.size() - 1; i >= 0; i--) {
             closing.get(i).close();
         }
-        pool.close();
+        if (pool != null) { // null when the set-up was skipped (no PostgreSQL): the skip is the result
+            pool.close();
+        }
     }
 
     DatabaseSource.Builder bank() {

@@ -70,9 +70,11 @@ import java.util.stream.Stream;
  *       in a short run;</li>
  *   <li>answering: the child is still running and a new session's {@code catalog.listSystems} is
  *       answered after the load has stopped;</li>
- *   <li>disk (H2): the H2 files 3 s after the load stopped, the server still running, are at most twice
- *       the live data: the size of a compacted copy of the file ({@link H2LiveData}) once the server
- *       stopped. It also prints the ratio at the last sample, while the clients still called.</li>
+ *   <li>disk (H2): the H2 files, sampled every 250 ms for 10 s after the load stopped ({@code
+ *       -Dsoak.settle-ms}) with the server still running, end at most twice the live data: the size of a
+ *       compacted copy of the file ({@link H2LiveData}) once the server stopped. It also prints the ratio
+ *       at the last sample while the clients still called, when the files first came within twice the
+ *       data, and the ratio 3 s after the load.</li>
  * </ul>
  *
  * <p>The in-memory store grows by design until it holds its cap of finished calls
@@ -110,8 +112,10 @@ public final class McpSoakCheck {
     private static final int SHORT_RUN_MEMORY_CAP = 2_000;
     /** The H2 file at the end of the load may be at most this many times its live data. */
     private static final double DISK_FACTOR = 2.0;
-    /** How long after the load the H2 files are measured again. */
-    private static final long SETTLE_MS = 3_000;
+    /** How long after the load the H2 files may take to come within {@link #DISK_FACTOR} of the live data. */
+    private static final long SETTLE_MS = Long.getLong("soak.settle-ms", 10_000);
+    /** How often the H2 files are measured after the load. */
+    private static final long SETTLE_SAMPLE_MS = 250;
     private static final Pattern LISTENING = Pattern.compile("Toolgate demo MCP server on (http://\\S+)");
     private static final Pattern FULL_GC = Pattern.compile("GC\\((\\d+)\\) Pause Full \\(Diagnostic Command\\) \\d+M->\\d+M");
     private static final Pattern HEAP_USED = Pattern.compile("GC\\((\\d+)\\)\\s+garbage-first heap\\s+total \\d+K, used (\\d+)K");
@@ -275,7 +279,8 @@ public final class McpSoakCheck {
         Runtime.getRuntime().addShutdownHook(reaper);
         List<String> failures = new ArrayList<>();
         long diskAtEndOfLoad = -1; // the H2 files at the last sample, while the clients still call
-        long diskSettled = -1; // and a few seconds after the load stopped
+        List<long[]> diskAfterLoad = new ArrayList<>(); // {ms since the load stopped, bytes}, every 250 ms after it
+        long loadStopped = 0;
         try {
             URI endpoint = awaitEndpoint(server, serverLog);
             out.printf(Locale.ROOT, "%nsoak %s: %s, %d clients, %d s, server pid %d with -Xmx%s at %s; heap after a full GC"
@@ -325,6 +330,7 @@ public final class McpSoakCheck {
                 }
             }
             load.stop();
+            loadStopped = System.nanoTime();
             double seconds = (System.nanoTime() - started) / 1e9;
             long calls = load.calls.get();
             long errors = load.errors.get();
@@ -370,8 +376,18 @@ public final class McpSoakCheck {
             }
             out.println("check answering: " + answer);
             if (store.equals("h2") && server.isAlive()) {
-                Thread.sleep(SETTLE_MS); // the compaction's rounds go on while the server is idle
-                diskSettled = McpLoadBenchmark.directorySize(dir.resolve("db"));
+                // the compaction's rounds go on while the server is idle; the files are sampled until the limit
+                for (;;) {
+                    long ms = (System.nanoTime() - loadStopped) / 1_000_000;
+                    diskAfterLoad.add(new long[] {ms, McpLoadBenchmark.directorySize(dir.resolve("db"))});
+                    if (ms >= SETTLE_MS) {
+                        break;
+                    }
+                    Thread.sleep(Math.min(SETTLE_SAMPLE_MS, SETTLE_MS - ms));
+                }
+                out.println("H2 files after the load: " + diskAfterLoad.stream().filter(x -> x[0] % 1000 < SETTLE_SAMPLE_MS
+                        || x == diskAfterLoad.get(0)).map(x -> String.format(Locale.ROOT, "%.2f s %.1f MB", x[0] / 1000.0,
+                        x[1] / 1048576.0)).collect(Collectors.joining(", ")));
             }
         } finally {
             stop(server);
@@ -381,7 +397,7 @@ public final class McpSoakCheck {
             }
         }
         if (store.equals("h2")) {
-            String diskCheck = H2LiveData.check(dir.resolve("db").resolve("soak.mv.db"), diskAtEndOfLoad, diskSettled,
+            String diskCheck = H2LiveData.check(dir.resolve("db").resolve("soak.mv.db"), diskAtEndOfLoad, diskAfterLoad,
                     SETTLE_MS, DISK_FACTOR);
             out.println("check disk:      " + diskCheck);
             if (diskCheck.endsWith("FAILED")) {
