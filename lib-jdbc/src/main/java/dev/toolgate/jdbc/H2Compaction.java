@@ -288,14 +288,16 @@ final class H2Compaction implements AutoCloseable {
     }
 
     /**
-     * The pass of a settled idle period: once the rounds of an idle store have found nothing to do at the
-     * fill rate for longer than the retention time (so no chunk is too young to be rewritten), the chunks under {@link #IDLE_FILL_RATE} live are rewritten, up to about the live data once
-     * (in {@link #WRITE_LIMIT} steps, within the round's time), and the following rounds free and move
-     * the old copies after the retention time as usual. At the fill rate a file settles with up to a
-     * fifth of its chunks dead, which after a burst was 1.5 to 2 times its data; the pass brings it to
-     * about 1.1 times. Once per idle period: every rewrite's commit leaves its own chunk partly dead
-     * (the store's metadata pages die with the next commit), so rewriting whatever is under 95% live
-     * at every round never settled, writing a few hundred KB four times a second for ever.
+     * The pass of a settled idle period: once the rounds of an idle store have found nothing to do at
+     * the fill rate for longer than the retention time (so no chunk is too young to be rewritten), the
+     * chunks under {@link #IDLE_FILL_RATE} live are rewritten in {@link #WRITE_LIMIT} steps, up to about
+     * the live data once and within this one round's time (a file of gigabytes gets only part of the
+     * pass), and the following rounds free and move the old copies after the retention time as usual.
+     * At the fill rate a file settles with up to a fifth of its chunks dead, which after a burst was 1.5
+     * to 2 times its data; the pass brings it to about 1.1 times. Once per idle period: every rewrite's
+     * commit leaves its own chunk partly dead (the store's metadata pages die with the next commit), so
+     * rewriting whatever is under 95% live at every idle round never settled, writing a few hundred KB
+     * four times a second for ever.
      */
     private static boolean idlePass(MVStore store, RandomAccessStore file, long stopAt) {
         long liveBytes = file.size() / 100 * file.getChunksFillRate();
