@@ -111,7 +111,9 @@ final class HttpRequestStream implements McpStreamableServerTransport {
                     log.record(stream, json, isResponse(message));
                     return;
                 }
-                direct = writer == Writer.UNDECIDED && isResponse(message);
+                // a thread with an interrupt pending (a cancelled task's, left on a pooled thread) would have
+                // its write to the socket fail and the connection closed: the HTTP thread writes it then
+                direct = writer == Writer.UNDECIDED && isResponse(message) && !Thread.currentThread().isInterrupted();
                 if (direct) {
                     writer = Writer.DIRECT;
                 } else {
@@ -128,7 +130,8 @@ final class HttpRequestStream implements McpStreamableServerTransport {
     }
 
     /**
-     * Writes the response on this thread, the one that produced it, under the write timeout. A failure
+     * Writes the response on this thread, the one that produced it (unless it has an interrupt pending:
+     * then the HTTP thread does, see {@link #sendMessage}), under the write timeout. A failure
      * (the connection is gone) goes to the pump, which rethrows it; after a success the pump has nothing
      * to do but wait for the end of the request, so it is not woken for it (one wake-up per call, as before).
      */

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Which thread writes a POST's answer, on the stream itself with a recording exchange (the HTTP suites
  * cover the wire): a response that comes first is written by the thread that produced it, with no
- * hand-off back to the HTTP thread; anything sent before it makes the HTTP thread write an event stream.
+ * hand-off back to the HTTP thread, unless that thread has an interrupt pending; anything sent before it
+ * makes the HTTP thread write an event stream.
  */
 class HttpRequestStreamTest {
 
@@ -62,6 +63,30 @@ class HttpRequestStreamTest {
         assertThat(exchange.status).isEqualTo(200);
         assertThat(exchange.body()).contains("\"id\":7").contains("\"ok\":true");
         assertThat(exchange.writers).as("threads that wrote the response body").isNotEmpty().containsOnly("producer");
+    }
+
+    @Test
+    void aProducerWithAnInterruptPendingLeavesTheResponseToTheHttpThread() throws Exception {
+        Recording exchange = new Recording();
+        HttpRequestStream stream = new HttpRequestStream(exchange, 9, new HttpResponses(McpJsonDefaults.getMapper()), SETTINGS,
+                new HttpEventLog(100, 1 << 20), watchdog);
+        CompletableFuture<Void> pumped = CompletableFuture.runAsync(() -> pump(stream), runnable -> start("http-worker", runnable));
+        boolean[] stillInterrupted = {false};
+        Thread producer = start("producer", () -> {
+            // on a socket, a write from this thread would fail (ClosedByInterruptException) and close the connection
+            Thread.currentThread().interrupt();
+            stream.sendMessage(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, 9, Map.of("ok", true), null)).block();
+            stillInterrupted[0] = Thread.currentThread().isInterrupted();
+            Thread.interrupted();
+            stream.finish(null);
+        });
+        pumped.get(10, TimeUnit.SECONDS);
+        producer.join(10_000);
+
+        assertThat(exchange.status).isEqualTo(200);
+        assertThat(exchange.body()).contains("\"id\":9").contains("\"ok\":true");
+        assertThat(exchange.writers).as("threads that wrote the response body").isNotEmpty().containsOnly("http-worker");
+        assertThat(stillInterrupted[0]).as("the producer's interrupt is left to its owner").isTrue();
     }
 
     @Test

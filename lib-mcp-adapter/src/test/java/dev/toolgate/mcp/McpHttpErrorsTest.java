@@ -321,6 +321,10 @@ class McpHttpErrorsTest {
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
             action.run();
+        } catch (Exception | AssertionError e) {
+            // what the server logged meanwhile, which the capture would otherwise swallow (a flake's only trace)
+            e.addSuppressed(new Exception("standard error while it ran:\n" + captured.toString(StandardCharsets.UTF_8)));
+            throw e;
         } finally {
             System.setErr(original);
         }
