@@ -16,7 +16,7 @@ import java.util.Objects;
  * does not let anyone apply), unredacted results or error messages. {@link #payloadJson()} holds the
  * validated payload of a proposal because it is exactly what apply will run.
  *
- * @param id             the call id (a UUID)
+ * @param id             the call id: a version-7 UUID (RFC 9562) made by the engine, whose text sorts by creation time
  * @param toolName       the qualified tool name
  * @param effect         the tool's effect
  * @param principal      who made the call (for a proposal: the proposer)

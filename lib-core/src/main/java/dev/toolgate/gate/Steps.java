@@ -313,7 +313,7 @@ final class Steps implements AutoCloseable {
     }
 
     static String newId() {
-        return UUID.randomUUID().toString();
+        return CallIds.next();
     }
 
     @Override

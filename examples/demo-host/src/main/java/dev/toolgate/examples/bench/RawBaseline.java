@@ -16,12 +16,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 /**
  * The physical limit a governed call is compared with: plain JDBC on its own pool of the same size,
  * writing to {@code bench_raw_call}, a table created from the very statements that create
- * {@code toolgate_call} (same columns, same indexes).
+ * {@code toolgate_call} (same columns, same indexes), with ids in time order as Toolgate's are
+ * (version-7 UUIDs: random ones would cost the baseline a random page of the primary key per insert).
  */
 final class RawBaseline implements AutoCloseable {
 
@@ -47,6 +50,8 @@ final class RawBaseline implements AutoCloseable {
             + " completed_at = CURRENT_TIMESTAMP, duration_millis = 0 WHERE id = ? AND status = 'applying'";
     private static final String HASH = "5f2b51ca2fdc5baa31ec02e002f69aec1b8d9e3b4b4a9d12e6b0dc1f1a0f7a11";
 
+    private static final AtomicLong LAST_STAMP = new AtomicLong();
+
     private final HikariDataSource pool;
 
     RawBaseline(String url, String script, int poolSize) throws SQLException {
@@ -63,6 +68,15 @@ final class RawBaseline implements AutoCloseable {
         }
     }
 
+    /** A version-7 UUID: milliseconds, then a sequence within the millisecond, then random bits. */
+    static String newId() {
+        long now = System.currentTimeMillis() << 12;
+        long stamp = LAST_STAMP.updateAndGet(last -> Math.max(now, last + 1));
+        long msb = ((stamp >>> 12) << 16) | 0x7000L | (stamp & 0xFFF);
+        long lsb = (ThreadLocalRandom.current().nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L;
+        return new UUID(msb, lsb).toString();
+    }
+
     DataSource dataSource() {
         return pool;
     }
@@ -70,7 +84,7 @@ final class RawBaseline implements AutoCloseable {
     /** One autocommit insert of a finished read call's row: the one-commit limit. */
     void insertExecuted(String toolName, String principal, String session) throws SQLException {
         try (Connection c = pool.getConnection(); PreparedStatement p = c.prepareStatement(INSERT_EXECUTED)) {
-            p.setString(1, UUID.randomUUID().toString());
+            p.setString(1, newId());
             p.setString(2, toolName);
             p.setString(3, principal);
             p.setString(4, session);
@@ -81,7 +95,7 @@ final class RawBaseline implements AutoCloseable {
 
     /** A proposal row inserted, then claimed with the guarded single-use update (two autocommit statements). */
     void proposeThenApply(String principal, String session) throws SQLException {
-        String id = UUID.randomUUID().toString();
+        String id = newId();
         try (Connection c = pool.getConnection()) {
             insertProposed(c, id, principal, session);
             updateOwnRow(c, APPLY, principal, id, "the raw guarded update lost its own row");
@@ -95,7 +109,7 @@ final class RawBaseline implements AutoCloseable {
      * waiting for the write-ahead log flush, as Toolgate's outcome is). Three autocommit statements.
      */
     void proposeClaimComplete(String principal, String session, boolean postgres) throws SQLException {
-        String id = UUID.randomUUID().toString();
+        String id = newId();
         try (Connection c = pool.getConnection()) {
             insertProposed(c, id, principal, session);
             updateOwnRow(c, CLAIM, principal, id, "the raw claim lost its own row");
