@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -26,8 +27,9 @@ import reactor.core.publisher.Mono;
  * and written by the HTTP thread that received the request ({@link #pump}): an SSE stream, a priming
  * event (an id, {@code retry:} and empty data), then requests and notifications and finally the
  * response, each recorded in the session's {@link HttpEventLog} with its id. The HTTP thread waits in
- * {@link #pump} either way, until the SDK has finished the request, so a request holds its worker as
- * long as before.
+ * {@link #pump} either way, until the SDK has finished the request and a direct write has returned
+ * (it closes the exchange, which under a write in progress would cut the response and the
+ * connection), so a request holds its worker as long as before.
  *
  * <p>The stream is detached from its connection when the client goes away or, with polling
  * configured, when no response came within the poll time (the server then closes the stream after the
@@ -56,6 +58,11 @@ final class HttpRequestStream implements McpStreamableServerTransport {
     private boolean detached;
     /** Who writes the answer, decided by the first message (or the pump's timeout). Guarded by this. */
     private Writer writer = Writer.UNDECIDED;
+    /**
+     * Open until a direct write ({@link #writeDirect}) has returned: the pump never closes the exchange
+     * under it, whatever order the SDK finishes the request in.
+     */
+    private final CountDownLatch directWritten = new CountDownLatch(1);
 
     /** Who writes the answer to the client. */
     private enum Writer {
@@ -143,6 +150,31 @@ final class HttpRequestStream implements McpStreamableServerTransport {
             watchdog.guard(writeTimeout, () -> respondJson(exchange, response, json));
         } catch (IOException | RuntimeException e) {
             queue.add(new Failed(e instanceof IOException io ? io : new IOException("the response could not be written", e)));
+        } finally {
+            directWritten.countDown();
+        }
+    }
+
+    /**
+     * Before the pump closes the exchange: waits for a direct write still in progress (the SDK may finish
+     * the request on another thread before the producer's write returns; closing the exchange under it
+     * would cut the response and the kept-alive connection), then rethrows its failure. Bounded by the
+     * write's own timeout, which the watchdog enforces.
+     */
+    private void awaitDirectWrite() throws IOException, InterruptedException {
+        synchronized (this) {
+            if (writer != Writer.DIRECT) {
+                return;
+            }
+        }
+        if (!directWritten.await(writeTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)) {
+            throw new IOException("the response's producer did not finish writing it in time");
+        }
+        Object item;
+        while ((item = queue.poll()) != null) {
+            if (item instanceof Failed failed) {
+                throw failed.failure();
+            }
         }
     }
 
@@ -240,6 +272,7 @@ final class HttpRequestStream implements McpStreamableServerTransport {
                     if (!answered && sse == null) {
                         responses.sendError(exchange, 500, requestId, JsonRpc.INTERNAL_ERROR, "Internal error");
                     }
+                    awaitDirectWrite();
                     return;
                 }
                 Outgoing outgoing = (Outgoing) item;

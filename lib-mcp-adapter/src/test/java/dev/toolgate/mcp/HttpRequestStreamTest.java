@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,31 @@ class HttpRequestStreamTest {
         assertThat(exchange.status).isEqualTo(200);
         assertThat(exchange.body()).contains("\"id\":7").contains("\"ok\":true");
         assertThat(exchange.writers).as("threads that wrote the response body").isNotEmpty().containsOnly("producer");
+    }
+
+    @Test
+    void theHttpThreadNeverClosesTheExchangeUnderADirectWriteEvenWhenTheRequestFinishesFirst() throws Exception {
+        Recording exchange = new Recording();
+        exchange.writeGate = new CountDownLatch(1);
+        HttpRequestStream stream = new HttpRequestStream(exchange, 11, new HttpResponses(McpJsonDefaults.getMapper()), SETTINGS,
+                new HttpEventLog(100, 1 << 20), watchdog);
+        CompletableFuture<Void> pumped = CompletableFuture.runAsync(() -> pump(stream), runnable -> start("http-worker", runnable));
+        Thread producer = start("producer", () ->
+                stream.sendMessage(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, 11, Map.of("ok", true), null)).block());
+        assertThat(exchange.writing.await(10, TimeUnit.SECONDS)).as("the producer started writing").isTrue();
+        // the SDK finishes the request on another thread while the producer's write is still on the wire
+        stream.finish(null);
+        Thread.sleep(300);
+        boolean returnedDuringTheWrite = pumped.isDone();
+        exchange.writeGate.countDown();
+        pumped.get(10, TimeUnit.SECONDS);
+        producer.join(10_000);
+
+        assertThat(returnedDuringTheWrite).as("the HTTP thread left (and closed the exchange) while the response was being written")
+                .isFalse();
+        assertThat(exchange.closedDuringAWrite).isFalse();
+        assertThat(exchange.bodyAtClose).as("the body when the exchange was closed").contains("\"id\":11").contains("\"ok\":true");
+        assertThat(exchange.writers).containsOnly("producer");
     }
 
     @Test
@@ -130,6 +156,13 @@ class HttpRequestStreamTest {
         final List<String> writers = new CopyOnWriteArrayList<>();
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         volatile int status = -1;
+        /** When set, a body write waits for it (a client slow to take the bytes), after signalling {@link #writing}. */
+        volatile CountDownLatch writeGate;
+        final CountDownLatch writing = new CountDownLatch(1);
+        volatile boolean inWrite;
+        /** The body as it was when the exchange was first closed, or null if it never was. */
+        volatile String bodyAtClose;
+        volatile boolean closedDuringAWrite;
         private final OutputStream body = new OutputStream() {
             @Override
             public void write(int b) {
@@ -139,8 +172,22 @@ class HttpRequestStreamTest {
             @Override
             public void write(byte[] b, int off, int len) {
                 writers.add(Thread.currentThread().getName());
-                synchronized (bytes) {
-                    bytes.write(b, off, len);
+                CountDownLatch gate = writeGate;
+                inWrite = true;
+                try {
+                    writing.countDown();
+                    if (gate != null) {
+                        try {
+                            gate.await(10, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    synchronized (bytes) {
+                        bytes.write(b, off, len);
+                    }
+                } finally {
+                    inWrite = false;
                 }
             }
         };
@@ -178,7 +225,10 @@ class HttpRequestStreamTest {
 
         @Override
         public void close() {
-            // nothing to release
+            if (bodyAtClose == null) {
+                closedDuringAWrite = inWrite;
+                bodyAtClose = body();
+            }
         }
 
         @Override
