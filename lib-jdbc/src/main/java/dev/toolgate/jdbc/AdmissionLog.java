@@ -10,7 +10,7 @@ import java.time.Instant;
  * {@code t - window}.
  *
  * <p><b>The log.</b> Admissions of one principal are numbered 0, 1, 2, ... in the order they took the
- * principal's budget row lock: {@code toolgate_budget.next_seq} is the next number and
+ * principal's lock (H2: its budget row's; PostgreSQL: its advisory lock): {@code toolgate_budget.next_seq} is the next number and
  * {@code last_at} the newest admission's time; {@code toolgate_budget_admission} holds one row per
  * admission, keyed by {@code (principal, seq)}. Admission times never decrease along the numbers: an
  * admission is stamped {@code at = max(now, last_at)} (on the database clock the later of the two is

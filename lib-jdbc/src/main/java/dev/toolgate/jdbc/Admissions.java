@@ -5,9 +5,10 @@ import java.time.Instant;
 import org.jdbi.v3.core.Handle;
 
 /**
- * Budget admissions against {@code toolgate_budget} (one row per metered principal: its lock, its next
- * admission number and its newest admission time) and {@code toolgate_budget_admission} (its
- * admissions, by number). Every admission holds the budget row's lock while it decides and appends, so
+ * Budget admissions against {@code toolgate_budget} (one row per metered principal: its next
+ * admission number and its newest admission time; on H2 also its lock) and {@code toolgate_budget_admission}
+ * (its admissions, by number). Every admission holds the principal's lock (H2: the budget row's; PostgreSQL:
+ * an advisory lock, see {@link StatementAdmissions}) while it decides and appends, so
  * admissions of one principal are serialized across all instances and connections, and each decides
  * on the log its predecessor committed; {@link AdmissionLog} has the rule, why it is exact and why it
  * costs the same whatever the cap. Two implementations, chosen by {@link Dialect#admitsInOneStatement()}:

@@ -55,7 +55,7 @@ enum Dialect {
 
     /**
      * Whether a budget admission is one statement (a call of the schema's function
-     * {@code toolgate_admit}, which locks the budget row and decides inside the database). Otherwise the
+     * {@code toolgate_admit}, which locks the principal and decides inside the database). Otherwise the
      * admission locks the budget row with {@code SELECT ... FOR UPDATE} and decides in Java, in one
      * short transaction.
      */

@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * call row carrying its run's id and step number, unique per run, and a rollback's revert one naming
  * the call it reverts, unique too), {@code toolgate_execution} (one row per run of a program, one column
  * per {@link dev.toolgate.audit.ExecutionRecord} component), {@code toolgate_budget} (one row
- * per metered principal: the lock, its next admission number and newest admission time) with
+ * per metered principal: its next admission number and newest admission time, and on H2 its lock) with
  * {@code toolgate_budget_admission} (its admissions in the window, by number), on PostgreSQL the
  * function {@code toolgate_admit} (one admission in one statement),
  * {@code toolgate_session} (one row per session that proposed: on H2 the lock behind the pending cap; on
@@ -96,7 +96,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Atomicity.</b> A governed read costs one durable commit: its audit row, written once with
  * its outcome before the result is released. When the principal is metered, the admission before
  * the tool runs is one more statement, exact under any concurrency across instances because each
- * admission decides under the principal's budget row lock on the log its predecessor committed; on
+ * admission decides under the principal's lock (H2: its budget row's; PostgreSQL: an advisory lock, so a
+ * refusal writes nothing) on the log its predecessor committed; on
  * PostgreSQL it commits without waiting for the write-ahead log flush (visible to every instance at
  * once; a database crash can forget only the last fraction of a second of admissions). A proposal is
  * one durable insert (with the session's row lock when the pending cap applies). Apply's single use is

@@ -35,7 +35,9 @@ import org.jdbi.v3.core.statement.Update;
  *
  * <p><b>Why a purged row loses nothing.</b> An admission or a proposal that waited for a row's lock
  * while the purge deleted it finds no row when the lock is released ({@link RowLocks#lock} and the
- * single-statement admission both see the deletion) and creates the row afresh, exactly as for a
+ * single-statement admission both see the deletion; the latter, which locks the principal and not the
+ * row, finds its guarded advance of the row changing nothing, admits nothing and starts again) and
+ * creates the row afresh, exactly as for a
  * principal or session never seen before, so every admission of one principal, and every pending
  * count of one session, is still decided under one row lock at a time: a row disappears only while
  * the purge holds its lock, so nobody can be holding the old row while someone else holds its

@@ -10,13 +10,16 @@ import org.jdbi.v3.core.Handle;
 /**
  * Admissions as single statements (PostgreSQL): one call of the schema's function
  * {@code toolgate_admit}, which does what {@link LockingAdmissions} does on H2, inside the database:
- * {@code SELECT ... FOR UPDATE} locks the principal's budget row (and reads its {@code next_seq} and
- * {@code last_at} as last committed); being a {@code VOLATILE} function, each of its later statements
- * takes a fresh snapshot under READ COMMITTED, so they see everything the previous holder of the lock
- * committed; it reads the time after the lock ({@code clock_timestamp()}, or the injected clock's
- * time), looks up the cap-th newest admission by its number, and, when admitted, advances the row,
- * inserts the admission and deletes the one that left the window. See {@link AdmissionLog} for the
- * rule and why it is exact.
+ * it locks the principal ({@code pg_advisory_xact_lock} on {@value #LOCK_SPACE} and the principal's
+ * hash, held to the end of the transaction); being a {@code VOLATILE} function, each of its later
+ * statements takes a fresh snapshot under READ COMMITTED, so they see everything the previous holder of
+ * the lock committed; it reads the budget row's {@code next_seq} and {@code last_at}, the time after the
+ * lock ({@code clock_timestamp()}, or the injected clock's time), looks up the cap-th newest admission
+ * by its number, and, when admitted, advances the row (guarded by the number it read: a purge that
+ * deleted the row meanwhile makes it return no row, as a missing row does), inserts the admission and
+ * deletes the one that left the window. See {@link AdmissionLog} for the rule and why it is exact. A
+ * refusal writes nothing: an advisory lock lives in the server's lock table, where the budget row's
+ * {@code FOR UPDATE} lock (before, within version 5) wrote a tuple lock, WAL and a transaction id.
  *
  * <p>{@link #admit(BudgetCharge)} is that one autocommit statement, one round trip. It commits without
  * waiting for the write-ahead log flush: a committed admission is visible to every other session at
@@ -24,7 +27,7 @@ import org.jdbi.v3.core.Handle;
  * admissions, never admit past the cap while it runs. When the function finds no budget row (a
  * principal never seen, or one a purge just deleted), the row is created and the call repeated.
  *
- * <p>A claim's admission runs after {@link #beforeClaim} locked the row, at the claim's time, in the
+ * <p>A claim's admission runs after {@link #beforeClaim} took the same lock, at the claim's time, in the
  * claim's (durable) transaction.
  */
 final class StatementAdmissions extends Admissions {
@@ -35,6 +38,10 @@ final class StatementAdmissions extends Admissions {
     private static final String CALL = "toolgate_admit(CAST(:charge_principal AS TEXT), CAST(:cap AS INTEGER),"
             + " CAST(:window_us AS BIGINT), CAST(:now AS TIMESTAMP WITH TIME ZONE)) AS f";
     private static final String COLUMNS = "SELECT f.is_admitted, f.at_time, f.cap_th FROM ";
+    /** The first key of the principals' advisory locks: the ASCII of "tbud" (see {@code toolgate_admit}). */
+    static final int LOCK_SPACE = 1952609636;
+    private static final String LOCK = "SELECT 1 FROM (SELECT pg_advisory_xact_lock(" + LOCK_SPACE
+            + ", hashtext(CAST(:key AS TEXT)))) AS principal_lock";
 
     private final PlainSql admitAlone = PlainSql.of(COLUMNS
             + "(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit, " + CALL);
@@ -62,6 +69,17 @@ final class StatementAdmissions extends Admissions {
                 return null;
             });
         }
+    }
+
+    /**
+     * Takes the principal's lock as the function does ({@code pg_advisory_xact_lock} on
+     * {@value #LOCK_SPACE} and the principal's hash), not the row's: every path then takes that lock
+     * first, so a claim holding it never waits for a row that an admission holding the row waits to lock
+     * after it (a deadlock the row lock here would allow).
+     */
+    @Override
+    void beforeClaim(Handle handle, BudgetCharge charge) {
+        handle.createQuery(LOCK).bind("key", charge.principalKey()).mapTo(Integer.class).findOne();
     }
 
     @Override

@@ -91,8 +91,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_step ON toolgate_call (execution
 -- Reverts only: a call is reverted once (INSERT ... ON CONFLICT (reverts) WHERE reverts IS NOT NULL).
 CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_reverts ON toolgate_call (reverts) WHERE reverts IS NOT NULL;
 
--- One row per metered principal: its lock, the number of its next admission and the time of its
--- newest. Admitting locks this row, so the budget is exact across every instance sharing the database.
+-- One row per metered principal: the number of its next admission and the time of its newest.
+-- Admitting locks the principal (see toolgate_admit), so the budget is exact across every instance
+-- sharing the database; purges lock the row itself.
 -- admitted: version 3's log of the latest admission times (newest first), moved to
 -- toolgate_budget_admission by the version 4 migration below and always empty since.
 CREATE TABLE IF NOT EXISTS toolgate_budget (
@@ -125,8 +126,15 @@ UPDATE toolgate_budget SET next_seq = next_seq + CARDINALITY(admitted), last_at 
 WHERE CARDINALITY(admitted) > 0;
 
 -- Version 4: one admission, inside the database (toolgate-jdbc's AdmissionLog and StatementAdmissions
--- describe the rule and why it is exact). Locks the principal's budget row; being VOLATILE, each later
--- statement takes a fresh snapshot and so sees what the previous holder of the lock committed.
+-- describe the rule and why it is exact). Locks the principal; being VOLATILE, each later statement
+-- takes a fresh snapshot and so sees what the previous holder of the lock committed. The lock is
+-- pg_advisory_xact_lock(1952609636, hashtext(principal)) (the first key is the ASCII of 'tbud', Toolgate's
+-- budgets), held until the calling transaction ends (within version 5, same signature; before, the
+-- budget row's FOR UPDATE lock): in the server's lock table only, so a refusal writes nothing (no
+-- tuple lock on a heap page, no WAL, no transaction id) and an admission writes only its own rows. The
+-- advance of the row is guarded by the number read under the lock: a purge that deleted the row in
+-- between (purges lock the row itself, never the principal) makes it update nothing, and the function
+-- then returns no row without admitting. Two principals whose names share a hash only wait for each other.
 -- Returns no row when the principal has no budget row (the caller creates it and calls again); else
 -- whether it admitted, the admission's time (max(p_now or the clock read after the lock, last_at)) and
 -- the time of the cap-th newest admission before it (null if the log has none).
@@ -138,7 +146,8 @@ DECLARE
     v_next BIGINT;
     v_last TIMESTAMP WITH TIME ZONE;
 BEGIN
-    SELECT b.next_seq, b.last_at INTO v_next, v_last FROM toolgate_budget b WHERE b.principal = p_principal FOR UPDATE;
+    PERFORM pg_advisory_xact_lock(1952609636, hashtext(p_principal));
+    SELECT b.next_seq, b.last_at INTO v_next, v_last FROM toolgate_budget b WHERE b.principal = p_principal;
     IF NOT FOUND THEN
         RETURN;
     END IF;
@@ -147,7 +156,11 @@ BEGIN
     WHERE a.principal = p_principal AND a.seq = v_next - p_cap;
     is_admitted := cap_th IS NULL OR cap_th <= at_time - p_window_us * INTERVAL ''1 microsecond'';
     IF is_admitted THEN
-        UPDATE toolgate_budget SET next_seq = v_next + 1, last_at = at_time WHERE principal = p_principal;
+        UPDATE toolgate_budget SET next_seq = v_next + 1, last_at = at_time
+        WHERE principal = p_principal AND next_seq = v_next;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
         INSERT INTO toolgate_budget_admission (principal, seq, admitted_at) VALUES (p_principal, v_next, at_time);
         IF cap_th IS NOT NULL THEN
             DELETE FROM toolgate_budget_admission WHERE principal = p_principal AND seq = v_next - p_cap;
