@@ -44,6 +44,7 @@ final class ServletChecks {
     /** GET: null after answering 406 if the client does not accept an event stream; else the request for the SDK. */
     HttpServletRequest get(HttpServletRequest request, HttpServletResponse response) throws IOException {
         if (!HttpResponses.accepts(request.getHeader("Accept"), HttpResponses.TEXT_EVENT_STREAM)) {
+            closeIfBodyUnread(request, response);
             sendError(response, 406, null, JsonRpc.INVALID_REQUEST, "Not Acceptable: the Accept header must list text/event-stream");
             return null;
         }
@@ -57,12 +58,14 @@ final class ServletChecks {
     Post post(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String accept = request.getHeader("Accept");
         if (!HttpResponses.accepts(accept, HttpResponses.APPLICATION_JSON) || !HttpResponses.accepts(accept, HttpResponses.TEXT_EVENT_STREAM)) {
+            closeIfBodyUnread(request, response);
             sendError(response, 406, null, JsonRpc.INVALID_REQUEST,
                     "Not Acceptable: the Accept header must list application/json and text/event-stream");
             return null;
         }
         String contentType = request.getContentType();
         if (contentType == null || !contentType.toLowerCase(Locale.ROOT).strip().startsWith(HttpResponses.APPLICATION_JSON)) {
+            closeIfBodyUnread(request, response);
             sendError(response, 415, null, JsonRpc.INVALID_REQUEST, "Unsupported Media Type: send application/json");
             return null;
         }
@@ -115,6 +118,20 @@ final class ServletChecks {
             }
         }
         return body.toByteArray();
+    }
+
+    /**
+     * Before a refusal sent without reading the request's body: asks for {@code Connection: close} if
+     * the request has one. Jetty closes a connection whose request body was not read by the time the
+     * answer completed, and a fixed-length answer completes as its last byte is written, before Jetty
+     * can add that header itself; a client told nothing would send its next request on a connection
+     * that is about to close. Reading the body instead would let a client that was refused (perhaps not
+     * even authenticated) make the server wait for up to the body limit.
+     */
+    static void closeIfBodyUnread(HttpServletRequest request, HttpServletResponse response) {
+        if (request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null) {
+            response.setHeader("Connection", "close");
+        }
     }
 
     void sendError(HttpServletResponse response, int status, Object id, int code, String message) throws IOException {

@@ -94,6 +94,7 @@ final class ServletGuard extends HttpServlet {
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
         if (closing) {
+            ServletChecks.closeIfBodyUnread(request, response);
             sendError(response, 503, JsonRpc.INTERNAL_ERROR, "The server is shutting down");
             return;
         }
@@ -107,6 +108,7 @@ final class ServletGuard extends HttpServlet {
             response.setHeader("Access-Control-Allow-Headers",
                     "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID");
             response.setHeader("Access-Control-Max-Age", "600");
+            ServletChecks.closeIfBodyUnread(request, response);
             response.setStatus(204);
             return;
         }
@@ -116,11 +118,13 @@ final class ServletGuard extends HttpServlet {
         }
         if (!method.equals("POST") && !method.equals("GET") && !method.equals("DELETE")) {
             response.setHeader("Allow", HttpChecks.ALLOWED_METHODS);
+            ServletChecks.closeIfBodyUnread(request, response);
             sendError(response, 405, JsonRpc.INVALID_REQUEST, "Method not allowed: " + method);
             return;
         }
         String version = request.getHeader(HttpResponses.VERSION_HEADER);
         if (version != null && !HttpTransport.PROTOCOL_VERSIONS.contains(version.strip())) {
+            ServletChecks.closeIfBodyUnread(request, response);
             sendError(response, 400, JsonRpc.INVALID_REQUEST, "Bad Request: unsupported MCP-Protocol-Version " + version.strip()
                     + "; supported: " + String.join(", ", HttpTransport.PROTOCOL_VERSIONS));
             return;
@@ -237,6 +241,7 @@ final class ServletGuard extends HttpServlet {
         }
         if (!HttpChecks.originAllowed(origin, allowedOrigins)) {
             LOG.warn("Refused an MCP request from origin {}", origin);
+            ServletChecks.closeIfBodyUnread(request, response);
             sendError(response, 403, HttpResponses.FORBIDDEN, "Forbidden: origin not allowed");
             return false;
         }
@@ -259,6 +264,7 @@ final class ServletGuard extends HttpServlet {
             response.setHeader("WWW-Authenticate", sentToken
                     ? "Bearer realm=\"toolgate\", error=\"invalid_token\", error_description=\"The bearer token is not valid\""
                     : "Bearer realm=\"toolgate\"");
+            ServletChecks.closeIfBodyUnread(request, response);
             sendError(response, 401, HttpResponses.UNAUTHORIZED, sentToken
                     ? "Unauthorized: the credentials are not valid" : "Unauthorized: send Authorization: Bearer <token>");
         }

@@ -291,6 +291,72 @@ class McpHttpProtocolTest {
         stillServing();
     }
 
+    /**
+     * A refusal sent before the server read the request's body (here 415, the body held back until the
+     * answer came) either says {@code Connection: close} or leaves the connection usable: a client that
+     * keeps the connection (as the JDK's HttpClient does unless told otherwise) then sends its next
+     * request on it, which must be answered. Jetty closes a connection whose request body was not read
+     * by the time the answer completed, so the servlet endpoint must say so.
+     */
+    @Test
+    void aRefusalBeforeTheBodyWasReadClosesTheConnectionOrKeepsItUsable() throws Exception {
+        byte[] body = LIST.getBytes(StandardCharsets.UTF_8);
+        try (java.net.Socket socket = new java.net.Socket(endpoint.getHost(), endpoint.getPort())) {
+            socket.setSoTimeout(10_000);
+            java.io.OutputStream out = socket.getOutputStream();
+            InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+            out.write(("POST " + endpoint.getRawPath() + " HTTP/1.1\r\nHost: " + endpoint.getHost() + ":" + endpoint.getPort()
+                    + "\r\nAuthorization: Bearer carol-token\r\nAccept: " + BOTH + "\r\nContent-Type: text/plain\r\nContent-Length: "
+                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Map<String, String> refusal = readResponse(in);
+            assertThat(refusal.get(":status")).isEqualTo("415");
+            out.write(body); // the body only now, after the answer
+            out.flush();
+            if ("close".equalsIgnoreCase(refusal.get("connection"))) {
+                assertThat(in.read()).as("the server closes the connection it said it would").isEqualTo(-1);
+                return;
+            }
+            byte[] init = INIT.getBytes(StandardCharsets.UTF_8);
+            out.write(("POST " + endpoint.getRawPath() + " HTTP/1.1\r\nHost: " + endpoint.getHost() + ":" + endpoint.getPort()
+                    + "\r\nAuthorization: Bearer carol-token\r\nAccept: " + BOTH + "\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + init.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(init);
+            out.flush();
+            assertThat(readResponse(in).get(":status")).as("the next request on the kept connection").isEqualTo("200");
+        }
+    }
+
+    /** One response on a raw connection: its status as ":status", its headers in lower case; the body is read and dropped. */
+    private static Map<String, String> readResponse(InputStream in) throws java.io.IOException {
+        Map<String, String> head = new java.util.HashMap<>();
+        String status = readLine(in);
+        assertThat(status).as("a status line, not the end of the connection").isNotNull().startsWith("HTTP/1.1 ");
+        head.put(":status", status.substring(9, 12));
+        for (String line = readLine(in); line != null && !line.isEmpty(); line = readLine(in)) {
+            int colon = line.indexOf(':');
+            head.put(line.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT), line.substring(colon + 1).strip());
+        }
+        long length = Long.parseLong(head.getOrDefault("content-length", "0"));
+        for (long i = 0; i < length; i++) {
+            if (in.read() == -1) {
+                break;
+            }
+        }
+        return head;
+    }
+
+    private static String readLine(InputStream in) throws java.io.IOException {
+        StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c != -1; c = in.read()) {
+            if (c == '\n') {
+                return line.toString().replace("\r", "");
+            }
+            line.append((char) c);
+        }
+        return line.length() == 0 ? null : line.toString();
+    }
+
     @Test
     void oversizedBodyIs413AndTheServerKeepsServing() throws Exception {
         String session = initialize("carol-token");
