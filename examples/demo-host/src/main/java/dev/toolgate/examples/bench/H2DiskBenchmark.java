@@ -30,7 +30,8 @@ import org.h2.mvstore.MVStoreTool;
  * governed READ calls (one audit row each) from 8 threads on a fresh H2 file, and for each setting the
  * calls/s, the bytes of file grown per call, the file at the end of the load, its live data (the size
  * of the file compacted by {@link MVStoreTool#compact} once the database is closed) and their ratio,
- * and the CPU time of the compaction thread per call. Each setting is warmed up, then measured in fresh
+ * the CPU time of the compaction thread per call, and the bytes H2 wrote to the file per call (the calls'
+ * chunks and the compaction's rewrites). Each setting is warmed up, then measured in fresh
  * databases {@code -Dbench.repeats} times (default 3): the table shows min/median/max.
  *
  * <pre>
@@ -82,7 +83,8 @@ public final class H2DiskBenchmark {
                     false, Duration.ofSeconds(2)));
 
     /** One measured run of a setting. */
-    private record Run(double callsPerSecond, double bytesPerCall, long fileBytes, long liveBytes, double cpuMicrosPerCall) {
+    private record Run(double callsPerSecond, double bytesPerCall, long fileBytes, long liveBytes, double cpuMicrosPerCall,
+                       double writtenPerCall) {
         double ratio() {
             return (double) fileBytes / liveBytes;
         }
@@ -114,12 +116,13 @@ public final class H2DiskBenchmark {
                     spread(runs.stream().mapToDouble(x -> x.fileBytes() / 1048576.0).toArray(), "%.1f"),
                     spread(runs.stream().mapToDouble(x -> x.liveBytes() / 1048576.0).toArray(), "%.1f"),
                     spread(runs.stream().mapToDouble(Run::ratio).toArray(), "%.2f"),
-                    spread(runs.stream().mapToDouble(Run::cpuMicrosPerCall).toArray(), "%.1f")});
+                    spread(runs.stream().mapToDouble(Run::cpuMicrosPerCall).toArray(), "%.1f"),
+                    spread(runs.stream().mapToDouble(x -> x.writtenPerCall() / 1024).toArray(), "%.1f")});
             System.out.println("  done: " + variant.name());
         }
         System.out.println();
         StorageBenchmark.printTable(new String[] {"setting", "calls/s", "file bytes/call", "file MB at end",
-                "live MB", "file/live", "compaction CPU us/call"}, rows);
+                "live MB", "file/live", "compaction CPU us/call", "KB written/call"}, rows);
         System.out.printf(Locale.ROOT, "min/median/max of %d repeats; load average at the end %s; total %.0f s%n", repeats,
                 McpLoadBenchmark.loadAverage(), (System.nanoTime() - started) / 1e9);
         if (ERRORS.get() > 0) {
@@ -197,11 +200,13 @@ public final class H2DiskBenchmark {
             Thread.sleep(warmup * 1000L);
             long callsBefore = calls.get();
             long cpuBefore = compactionCpuNanos();
+            long writtenBefore = writtenBytes(url);
             long fileBefore = Files.size(file);
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
             long made = calls.get() - callsBefore;
             double cpuPerCall = (compactionCpuNanos() - cpuBefore) / 1000.0 / made;
+            double writtenPerCall = (writtenBytes(url) - writtenBefore) / (double) made;
             double elapsed = (System.nanoTime() - t0) / 1e9;
             long fileAfter = Files.size(file);
             stop.set(true);
@@ -210,13 +215,14 @@ public final class H2DiskBenchmark {
             }
             compactor.join();
             purger.join(); // never interrupted: an interrupt inside H2's file I/O closes the database's file
-            measured = new Run(made / elapsed, (fileAfter - fileBefore) / (double) made, fileAfter, 0, cpuPerCall);
+            measured = new Run(made / elapsed, (fileAfter - fileBefore) / (double) made, fileAfter, 0, cpuPerCall,
+                    writtenPerCall);
         }
         try {
             // the database is closed now; its file, compacted in place, is its live data (closing adds none)
             MVStoreTool.compact(file.toAbsolutePath().toString(), false);
             return new Run(measured.callsPerSecond(), measured.bytesPerCall(), measured.fileBytes(), Files.size(file),
-                    measured.cpuMicrosPerCall());
+                    measured.cpuMicrosPerCall(), measured.writtenPerCall());
         } finally {
             try (var files = Files.walk(dir)) {
                 for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
@@ -227,6 +233,20 @@ public final class H2DiskBenchmark {
     }
 
     /** CPU time of the threads that compact (the store's and this benchmark's), in ns. */
+    /**
+     * Bytes H2 has written to the database's file since it was opened: calls' chunks and the compaction's
+     * rewrites (H2 keeps the counter, {@code FileStore.getWriteBytes}, to itself; read by reflection).
+     */
+    private static long writtenBytes(String url) throws Exception {
+        try (Connection c = DriverManager.getConnection(url)) {
+            var fileStore = ((SessionLocal) c.unwrap(JdbcConnection.class).getSession()).getDatabase().getStore().getMvStore()
+                    .getFileStore();
+            var counter = org.h2.mvstore.FileStore.class.getDeclaredMethod("getWriteBytes");
+            counter.setAccessible(true);
+            return (long) counter.invoke(fileStore);
+        }
+    }
+
     private static long compactionCpuNanos() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long total = 0;
