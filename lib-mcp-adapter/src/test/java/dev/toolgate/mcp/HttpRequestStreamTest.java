@@ -51,9 +51,8 @@ class HttpRequestStreamTest {
     @Test
     void aResponseThatComesFirstIsWrittenByTheThreadThatProducedIt() throws Exception {
         Recording exchange = new Recording();
-        HttpRequestStream stream = new HttpRequestStream(exchange, 7, new HttpResponses(McpJsonDefaults.getMapper()), SETTINGS,
-                new HttpEventLog(100, 1 << 20), watchdog);
-        CompletableFuture<Void> pumped = CompletableFuture.runAsync(() -> pump(stream), runnable -> start("http-worker", runnable));
+        HttpRequestStream stream = stream(exchange, 7);
+        CompletableFuture<Void> pumped = pumpOnAnHttpThread(stream);
         Thread producer = start("producer", () -> {
             stream.sendMessage(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, 7, Map.of("ok", true), null)).block();
             stream.finish(null);
@@ -70,9 +69,8 @@ class HttpRequestStreamTest {
     void theHttpThreadNeverClosesTheExchangeUnderADirectWriteEvenWhenTheRequestFinishesFirst() throws Exception {
         Recording exchange = new Recording();
         exchange.writeGate = new CountDownLatch(1);
-        HttpRequestStream stream = new HttpRequestStream(exchange, 11, new HttpResponses(McpJsonDefaults.getMapper()), SETTINGS,
-                new HttpEventLog(100, 1 << 20), watchdog);
-        CompletableFuture<Void> pumped = CompletableFuture.runAsync(() -> pump(stream), runnable -> start("http-worker", runnable));
+        HttpRequestStream stream = stream(exchange, 11);
+        CompletableFuture<Void> pumped = pumpOnAnHttpThread(stream);
         Thread producer = start("producer", () ->
                 stream.sendMessage(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, 11, Map.of("ok", true), null)).block());
         assertThat(exchange.writing.await(10, TimeUnit.SECONDS)).as("the producer started writing").isTrue();
@@ -94,9 +92,8 @@ class HttpRequestStreamTest {
     @Test
     void aProducerWithAnInterruptPendingLeavesTheResponseToTheHttpThread() throws Exception {
         Recording exchange = new Recording();
-        HttpRequestStream stream = new HttpRequestStream(exchange, 9, new HttpResponses(McpJsonDefaults.getMapper()), SETTINGS,
-                new HttpEventLog(100, 1 << 20), watchdog);
-        CompletableFuture<Void> pumped = CompletableFuture.runAsync(() -> pump(stream), runnable -> start("http-worker", runnable));
+        HttpRequestStream stream = stream(exchange, 9);
+        CompletableFuture<Void> pumped = pumpOnAnHttpThread(stream);
         boolean[] stillInterrupted = {false};
         Thread producer = start("producer", () -> {
             // on a socket, a write from this thread would fail (ClosedByInterruptException) and close the connection
@@ -118,9 +115,8 @@ class HttpRequestStreamTest {
     @Test
     void aMessageBeforeTheResponseMakesTheHttpThreadWriteAnEventStream() throws Exception {
         Recording exchange = new Recording();
-        HttpRequestStream stream = new HttpRequestStream(exchange, 8, new HttpResponses(McpJsonDefaults.getMapper()), SETTINGS,
-                new HttpEventLog(100, 1 << 20), watchdog);
-        CompletableFuture<Void> pumped = CompletableFuture.runAsync(() -> pump(stream), runnable -> start("http-worker", runnable));
+        HttpRequestStream stream = stream(exchange, 8);
+        CompletableFuture<Void> pumped = pumpOnAnHttpThread(stream);
         Thread producer = start("producer", () -> {
             stream.sendMessage(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION, "notifications/progress",
                     Map.of("progress", 1))).block();
@@ -133,6 +129,17 @@ class HttpRequestStreamTest {
         assertThat(exchange.responseHeaders.getFirst("Content-Type")).isEqualTo(HttpResponses.TEXT_EVENT_STREAM);
         assertThat(exchange.body()).contains("notifications/progress").contains("\"id\":8");
         assertThat(exchange.writers).as("threads that wrote the event stream").isNotEmpty().containsOnly("http-worker");
+    }
+
+    /** The stream of the POST with JSON-RPC id {@code requestId}, answering on {@code exchange}. */
+    private HttpRequestStream stream(Recording exchange, int requestId) {
+        return new HttpRequestStream(exchange, requestId, new HttpResponses(McpJsonDefaults.getMapper()), SETTINGS,
+                new HttpEventLog(100, 1 << 20), watchdog);
+    }
+
+    /** Runs the stream's pump on a thread named "http-worker", as the server's HTTP thread would. */
+    private static CompletableFuture<Void> pumpOnAnHttpThread(HttpRequestStream stream) {
+        return CompletableFuture.runAsync(() -> pump(stream), runnable -> start("http-worker", runnable));
     }
 
     private static void pump(HttpRequestStream stream) {
