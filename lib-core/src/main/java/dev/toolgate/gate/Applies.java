@@ -218,7 +218,7 @@ final class Applies {
         long toolStart = System.nanoTime();
         RegisteredTool.Output output;
         try {
-            output = steps.runner.run(() -> tool.run(payload, toolContext), steps.timeout(tool));
+            output = steps.runTool(tool, () -> tool.run(payload, toolContext));
         } catch (Throwable e) {
             throw steps.failApplied(record, e, actor, toolStart, start, automatic ? null : record.createdAt());
         }

@@ -87,7 +87,7 @@ final class Calls {
         ToolContext toolContext = Steps.toolContext(Steps.newId(), context, ToolContext.Phase.DRY_RUN);
         DryRunResult preview;
         try {
-            preview = steps.runner.run(() -> call.tool().dryRun(call.arguments(), toolContext), steps.timeout(call.tool()));
+            preview = steps.runTool(call.tool(), () -> call.tool().dryRun(call.arguments(), toolContext));
         } catch (ToolValidationException e) {
             throw e;
         } catch (Throwable e) {
@@ -136,7 +136,7 @@ final class Calls {
         long toolStart = System.nanoTime();
         RegisteredTool.Output output;
         try {
-            output = steps.runner.run(() -> call.tool().run(call.arguments(), toolContext), steps.timeout(call.tool()));
+            output = steps.runTool(call.tool(), () -> call.tool().run(call.arguments(), toolContext));
         } catch (ToolValidationException e) {
             throw steps.invalid(draft, call, e, toolStart, start);
         } catch (Throwable e) {
@@ -198,7 +198,7 @@ final class Calls {
         long toolStart = System.nanoTime();
         DryRunResult preview;
         try {
-            preview = steps.runner.run(() -> call.tool().dryRun(call.arguments(), toolContext), steps.timeout(call.tool()));
+            preview = steps.runTool(call.tool(), () -> call.tool().dryRun(call.arguments(), toolContext));
         } catch (ToolValidationException e) {
             throw steps.invalid(proposal, call, e, toolStart, start);
         } catch (Throwable e) {

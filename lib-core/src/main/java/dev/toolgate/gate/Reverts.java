@@ -75,10 +75,10 @@ final class Reverts {
                 applied.automationId(), actor.transport(), ToolContext.Phase.EXECUTE);
         long toolStart = System.nanoTime();
         try {
-            steps.runner.run(() -> {
+            steps.runTool(tool, () -> {
                 tool.revert(payload, result, context);
                 return null;
-            }, steps.timeout(tool));
+            });
         } catch (Throwable e) {
             String message = e instanceof ToolRunner.Timeout ? tool.name() + " revert " + e.getMessage() : steps.hygiene.error(e);
             steps.calls.complete(revert.id(), new Completion(CallStatus.FAILED, null, message, Steps.millisSince(toolStart)));

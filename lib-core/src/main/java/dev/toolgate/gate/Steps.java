@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -48,7 +49,9 @@ final class Steps implements AutoCloseable {
     static final PrincipalRef SYSTEM = new PrincipalRef(PrincipalKind.SERVICE, "toolgate");
     /**
      * How long after a tool's timeout a claimed call's outcome may still arrive before the call reads
-     * as interrupted: the runner answers at the timeout, and recording the outcome is one statement.
+     * as interrupted: the runner answers at the timeout, and recording the outcome is one statement. A
+     * tool on its caller's thread that ignores the deadline's interrupt can overrun it; its outcome,
+     * arriving late, still replaces {@code interrupted}.
      */
     static final Duration OUTCOME_GRACE = Duration.ofSeconds(30);
 
@@ -293,6 +296,11 @@ final class Steps implements AutoCloseable {
     static ToolContext toolContext(CallRecord record, Principal executor, String transport, ClientChannel channel) {
         return new ToolContext(record.id(), executor, record.tenantId(), record.sessionId(), record.automationId(),
                 transport, ToolContext.Phase.EXECUTE, channel);
+    }
+
+    /** Runs code of {@code tool} with its timeout, on the thread the tool asked for. */
+    <T> T runTool(RegisteredTool tool, Callable<T> work) throws Exception {
+        return runner.run(work, timeout(tool), tool.onCallerThread());
     }
 
     Duration timeout(RegisteredTool tool) {

@@ -12,9 +12,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs tool code (dry-runs and executions) with a timeout on the gate's own daemon threads. A
- * timed-out tool is interrupted; code that ignores interruption keeps its thread until it returns,
- * but the caller is answered at the timeout.
+ * Runs tool code (dry-runs, executions, reverts) with a timeout. By default on the gate's own daemon
+ * threads: a timed-out tool is interrupted; code that ignores interruption keeps its thread until it
+ * returns, but the caller is answered at the timeout. A tool that asked for it
+ * ({@link dev.toolgate.tool.Tool#onCallerThread()}) runs on the calling thread instead, without the
+ * hand-off's two thread wake-ups: {@link Deadlines} interrupts the caller at the deadline, and the
+ * call then fails with the timeout once the tool returns; the interrupt is cleared before that.
  */
 final class ToolRunner implements AutoCloseable {
 
@@ -28,6 +31,7 @@ final class ToolRunner implements AutoCloseable {
     }
 
     private final ExecutorService executor;
+    private final Deadlines deadlines = new Deadlines("toolgate-tool-deadlines");
 
     ToolRunner() {
         AtomicInteger count = new AtomicInteger();
@@ -39,7 +43,15 @@ final class ToolRunner implements AutoCloseable {
         this.executor = Executors.newCachedThreadPool(threads);
     }
 
-    /** Runs {@code work}, rethrowing what it throws, or {@link Timeout} past {@code limit}. */
+    /**
+     * Runs {@code work}, on the calling thread if {@code onCallerThread}, rethrowing what it throws,
+     * or {@link Timeout} past {@code limit}.
+     */
+    <T> T run(Callable<T> work, Duration limit, boolean onCallerThread) throws Exception {
+        return onCallerThread ? runHere(work, limit) : run(work, limit);
+    }
+
+    /** Runs {@code work} on a thread of the gate, rethrowing what it throws, or {@link Timeout} past {@code limit}. */
     <T> T run(Callable<T> work, Duration limit) throws Exception {
         Future<T> future = executor.submit(work);
         try {
@@ -63,9 +75,48 @@ final class ToolRunner implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code work} on this thread, interrupted at the deadline. An interrupt already pending
+     * fails the call before the tool starts, as waiting for a tool thread would; the deadline's
+     * interrupt is cleared before {@link Timeout} is thrown.
+     */
+    private <T> T runHere(Callable<T> work, Duration limit) throws Exception {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedException("interrupted before the tool started");
+        }
+        Deadlines.Watch watch = deadlines.watch(limit);
+        T result = null;
+        Throwable failure = null;
+        try {
+            result = work.call();
+        } catch (Throwable e) {
+            failure = e;
+        }
+        if (deadlines.release(watch)) {
+            Thread.interrupted();
+            throw new Timeout(limit);
+        }
+        if (failure instanceof Exception exception) {
+            throw exception;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure != null) {
+            throw new IllegalStateException(failure);
+        }
+        return result;
+    }
+
+    /** Open deadlines of tools running on their callers' threads (tests). */
+    int openDeadlines() {
+        return deadlines.open();
+    }
+
     @Override
     public void close() {
         executor.shutdownNow();
+        deadlines.close();
     }
 
     static String describe(Duration d) {

@@ -113,6 +113,11 @@ public final class RegisteredTool implements Guarded {
         return descriptor;
     }
 
+    /** True if the gate runs this tool on the caller's thread; see {@link Tool#onCallerThread()}. */
+    public boolean onCallerThread() {
+        return tool.onCallerThread();
+    }
+
     /** The tool's own timeout, if it overrides the gate's default. */
     public Optional<Duration> timeout() {
         return tool.timeout();

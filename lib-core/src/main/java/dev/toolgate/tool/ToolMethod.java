@@ -49,4 +49,10 @@ public @interface ToolMethod {
 
     /** True if the tool reaches outside the host. */
     boolean openWorld() default false;
+
+    /**
+     * True if the gate runs the method on the calling thread, with its timeout enforced by
+     * interruption; see {@link Tool.Builder#onCallerThread(boolean)}.
+     */
+    boolean onCallerThread() default false;
 }

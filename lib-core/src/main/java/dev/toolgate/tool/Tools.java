@@ -52,7 +52,8 @@ public final class Tools {
                     .description(spec.description())
                     .effect(spec.effect())
                     .requires(rules)
-                    .openWorld(spec.openWorld());
+                    .openWorld(spec.openWorld())
+                    .onCallerThread(spec.onCallerThread());
             if (!spec.title().isEmpty()) {
                 builder.title(spec.title());
             }

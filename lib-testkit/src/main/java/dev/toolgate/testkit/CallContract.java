@@ -13,6 +13,10 @@ import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.policy.PermissionMode;
+import dev.toolgate.tool.Effect;
+import dev.toolgate.tool.NoInput;
+import dev.toolgate.tool.Tool;
+import dev.toolgate.tool.ToolProvider;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
 import java.time.Duration;
@@ -157,6 +161,64 @@ public interface CallContract extends ContractCase {
         assertThatThrownBy(() -> fx().gate().call(fx().ctx(fx().writer), "notes.add", "{\"id\":7,\"text\":\"\",\"x\":1}"))
                 .isInstanceOfSatisfying(ToolValidationException.class, e -> assertThat(e.issues())
                         .extracting(ValidationIssue::path).containsExactlyInAnyOrder("/id", "/text", "/x"));
+    }
+
+    /**
+     * A tool that asked to run on the caller's thread runs there; its timeout interrupts that thread,
+     * is recorded like any other, and leaves no interrupt behind for the store or the caller's next
+     * call (on H2's default file system an interrupt would close the database file).
+     */
+    @Test
+    default void aToolOnTheCallersThreadRunsThereAndItsTimeoutIsRecordedWithNoInterruptLeft() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Thread> ranOn = new java.util.concurrent.atomic.AtomicReference<>();
+        Tool<NoInput, String> here = Tool.builder("here", NoInput.class).description("Answers on the caller's thread")
+                .effect(Effect.READ).requires(Notes.READ).onCallerThread(true)
+                .execute((in, ctx) -> {
+                    ranOn.set(Thread.currentThread());
+                    return "here";
+                }).build();
+        Tool<NoInput, String> stuck = Tool.builder("stuck", NoInput.class).description("Hangs on the caller's thread")
+                .effect(Effect.READ).requires(Notes.READ).onCallerThread(true).timeout(Duration.ofMillis(200))
+                .execute((in, ctx) -> {
+                    Thread.sleep(10_000);
+                    return "never";
+                }).build();
+        java.util.List<Thread> mutatedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Tool<NoInput, String> touch = Tool.builder("touch", NoInput.class).description("Changes something, on the caller's thread")
+                .effect(Effect.MUTATE).requires(Notes.WRITE).onCallerThread(true)
+                .dryRun((in, ctx) -> {
+                    mutatedOn.add(Thread.currentThread());
+                    return dev.toolgate.tool.Preview.of("Touch");
+                })
+                .execute((in, ctx) -> {
+                    mutatedOn.add(Thread.currentThread());
+                    return "touched";
+                }).build();
+        dev.toolgate.Toolgate gate = fx().gate(b -> b.provider(ToolProvider.of("inline", here, stuck, touch)));
+        CallContext writer = fx().ctx(fx().writer);
+        Proposal proposal = (Proposal) gate.call(writer, "inline.touch", "{}");
+        assertThat(gate.apply(writer, proposal.token())).isNotNull();
+        assertThat(mutatedOn).as("the dry-run and the execution").containsExactly(Thread.currentThread(), Thread.currentThread());
+        CallContext ctx = fx().ctx(fx().reader);
+
+        assertThat(gate.call(ctx, "inline.here", "{}")).isInstanceOf(Executed.class);
+        assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> gate.call(ctx, "inline.stuck", "{}"))
+                .isInstanceOfSatisfying(ToolExecutionException.class, e -> {
+                    assertThat(e.timedOut()).isTrue();
+                    assertThat(e).hasMessage("inline.stuck timed out after 200 ms");
+                });
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("cut at the deadline").isLessThan(Duration.ofSeconds(5));
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        Thread.sleep(250); // an interrupt arriving late would end this sleep
+        assertThat(gate.call(ctx, "inline.here", "{}")).isInstanceOf(Executed.class);
+        assertThat(fx().records()).extracting(CallRecord::toolName, CallRecord::status, CallRecord::error)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.api.Assertions.tuple("inline.touch", CallStatus.APPLIED, null),
+                        org.assertj.core.api.Assertions.tuple("inline.here", CallStatus.EXECUTED, null),
+                        org.assertj.core.api.Assertions.tuple("inline.stuck", CallStatus.FAILED, "inline.stuck timed out after 200 ms"),
+                        org.assertj.core.api.Assertions.tuple("inline.here", CallStatus.EXECUTED, null));
     }
 
     @Test

@@ -13,6 +13,8 @@ final class BenchTools {
 
     static final String RULE = "bench.use";
     static final String PING = "bench.ping";
+    /** The same read, declared to run on the caller's thread (no hand-off to a tool thread). */
+    static final String PING_HERE = "bench.ping_here";
     static final String TOUCH = "bench.touch";
 
     /** A mutation's input. */
@@ -25,6 +27,9 @@ final class BenchTools {
         Tool<NoInput, Map<String, Boolean>> ping = Tool.builder("ping", NoInput.class).description("Answers pong")
                 .effect(Effect.READ).requires(RULE)
                 .execute((in, ctx) -> Map.of("pong", true)).build();
+        Tool<NoInput, Map<String, Boolean>> pingHere = Tool.builder("ping_here", NoInput.class)
+                .description("Answers pong on the caller's thread").effect(Effect.READ).requires(RULE).onCallerThread(true)
+                .execute((in, ctx) -> Map.of("pong", true)).build();
         Tool<Touch, String> touch = Tool.builder("touch", Touch.class).description("Touches a key")
                 .effect(Effect.MUTATE).requires(RULE)
                 .dryRun((in, ctx) -> Preview.of("Touch " + in.key()))
@@ -32,6 +37,6 @@ final class BenchTools {
                     touches.incrementAndGet();
                     return "touched " + in.key();
                 }).build();
-        return ToolProvider.of("bench", ping, touch);
+        return ToolProvider.of("bench", ping, pingHere, touch);
     }
 }
