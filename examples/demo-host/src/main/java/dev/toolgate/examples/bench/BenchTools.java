@@ -16,6 +16,8 @@ final class BenchTools {
     /** The same read, declared to run on the caller's thread (no hand-off to a tool thread). */
     static final String PING_HERE = "bench.ping_here";
     static final String TOUCH = "bench.touch";
+    /** The same mutation, its dry-run and execution on the caller's thread. */
+    static final String TOUCH_HERE = "bench.touch_here";
 
     /** A mutation's input. */
     record Touch(String key) {
@@ -37,6 +39,13 @@ final class BenchTools {
                     touches.incrementAndGet();
                     return "touched " + in.key();
                 }).build();
-        return ToolProvider.of("bench", ping, pingHere, touch);
+        Tool<Touch, String> touchHere = Tool.builder("touch_here", Touch.class)
+                .description("Touches a key on the caller's thread").effect(Effect.MUTATE).requires(RULE).onCallerThread(true)
+                .dryRun((in, ctx) -> Preview.of("Touch " + in.key()))
+                .execute((in, ctx) -> {
+                    touches.incrementAndGet();
+                    return "touched " + in.key();
+                }).build();
+        return ToolProvider.of("bench", ping, pingHere, touch, touchHere);
     }
 }
