@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The deadlines of tool code running on its caller's thread: one daemon thread, started on first
@@ -16,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  * never reaches a thread after its tool returned.
  */
 final class Deadlines implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StandardEngine.class);
 
     /** One tool run on its caller's thread, until its deadline. */
     static final class Watch {
@@ -127,7 +131,13 @@ final class Deadlines implements AutoCloseable {
                 }
             }
             // outside the lock: an interrupt may close an interruptible channel the tool is blocked in
-            due.forEach(Watch::fire);
+            for (Watch watch : due) {
+                try {
+                    watch.fire();
+                } catch (RuntimeException e) { // the watchdog outlives one thread it could not interrupt
+                    LOG.warn("Could not interrupt {} at its tool's deadline: {}", watch.thread.getName(), e.toString());
+                }
+            }
             due.clear();
         }
     }
