@@ -78,6 +78,7 @@ public final class ToolgateBuilder {
     private Duration sweepInterval = Duration.ofSeconds(60);
     private Duration policyCacheTtl = Duration.ofSeconds(1);
     private boolean requireDistinctApprover = DEFAULTS.requireDistinctApprover();
+    private boolean toolsOnCallerThread = DEFAULTS.toolsOnCallerThread();
     private Retention retention = DEFAULTS.retention();
     private final List<ToolSource> sources = new ArrayList<>();
     private SecretResolver secrets;
@@ -284,6 +285,17 @@ public final class ToolgateBuilder {
         return this;
     }
 
+    /**
+     * Whether a tool that asks to run on the thread that called the gate
+     * ({@link dev.toolgate.tool.Tool.Builder#onCallerThread(boolean)}) does (default true). False runs
+     * every tool on the gate's own tool threads, whatever its plugin declared, so a caller is always
+     * answered at the tool's timeout, even by a tool that ignores interruption.
+     */
+    public ToolgateBuilder toolsOnCallerThread(boolean allowed) {
+        this.toolsOnCallerThread = allowed;
+        return this;
+    }
+
     /** Cap on a stored or returned result in bytes (default 10 KB). */
     public ToolgateBuilder resultLimitBytes(int bytes) {
         this.resultLimitBytes = bytes;
@@ -360,7 +372,8 @@ public final class ToolgateBuilder {
      */
     public Toolgate build() {
         GateSettings settings = new GateSettings(interactiveTtl, unattendedTtl, maxPendingPerSession, approverRule,
-                executionTimeout, resultLimitBytes, maxArgumentBytes, redactor, requireDistinctApprover, retention);
+                executionTimeout, resultLimitBytes, maxArgumentBytes, redactor, requireDistinctApprover, retention,
+                toolsOnCallerThread);
         Discovery discovery = new Discovery(classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader());
         ToolRegistry tools = registry != null ? registry
                 : discovered(discovery, ToolRegistry.class).orElseGet(() -> ToolRegistry.create(mapper));

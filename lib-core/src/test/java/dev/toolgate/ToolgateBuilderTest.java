@@ -66,6 +66,29 @@ class ToolgateBuilderTest {
         }
     }
 
+    @Test
+    void aHostCanKeepEveryToolOnTheGatesThreadsWhateverItDeclares() {
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        Tool<NoInput, String> here = Tool.builder("here", NoInput.class).description("Asks for the caller's thread")
+                .effect(Effect.READ).requires("ping.use").onCallerThread(true)
+                .execute((in, ctx) -> {
+                    ranOn.add(Thread.currentThread());
+                    return "here";
+                }).build();
+        CallContext ctx = CallContext.of(Principal.user("u", "ping.use"));
+        for (boolean allowed : new boolean[] {true, false}) {
+            try (Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(new InMemoryStore())
+                    .provider(ToolProvider.of("ping", here)).sweepInterval(Duration.ZERO).toolsOnCallerThread(allowed).build()) {
+                gate.call(ctx, "ping.here", "{}");
+            }
+        }
+        assertThat(ranOn).hasSize(2);
+        assertThat(ranOn.get(0)).as("allowed (the default)").isSameAs(Thread.currentThread());
+        assertThat(ranOn.get(1)).as("refused by the host").isNotSameAs(Thread.currentThread())
+                .satisfies(t -> assertThat(t.getName()).startsWith("toolgate-tool-"));
+        assertThat(dev.toolgate.gate.GateSettings.defaults().toolsOnCallerThread()).isTrue();
+    }
+
     /** A resolver that allows nothing: proves which resolver a gate uses. */
     public static final class DenyAllResolver implements Resolver {
         @Override

@@ -20,10 +20,14 @@ import java.util.Objects;
  *                            proposal: its proposer can neither apply its token nor approve or edit it in
  *                            the inbox (policy auto-apply is unaffected)
  * @param retention           how long stored rows are kept before the sweeper purges them
+ * @param toolsOnCallerThread whether a tool that asks to run on the caller's thread does (true); when
+ *                            false every tool runs on the gate's tool threads, whatever it declared, so a
+ *                            caller is always answered at the timeout
  */
 public record GateSettings(Duration interactiveTtl, Duration unattendedTtl, int maxPendingPerSession,
                            String approverRule, Duration executionTimeout, int resultLimitBytes, int maxArgumentBytes,
-                           Redactor redactor, boolean requireDistinctApprover, Retention retention) {
+                           Redactor redactor, boolean requireDistinctApprover, Retention retention,
+                           boolean toolsOnCallerThread) {
 
     /** The rule operators need by default. */
     public static final String DEFAULT_APPROVER_RULE = "toolgate.approvals.manage";
@@ -51,7 +55,7 @@ public record GateSettings(Duration interactiveTtl, Duration unattendedTtl, int 
     public static GateSettings defaults() {
         return new GateSettings(Duration.ofMinutes(10), Duration.ofHours(24), 10, DEFAULT_APPROVER_RULE,
                 Duration.ofSeconds(30), JsonTruncator.DEFAULT_MAX_BYTES, 256 * 1024, Redactor.defaults(), false,
-                Retention.defaults());
+                Retention.defaults(), true);
     }
 
     /** The TTL for a session kind. */

@@ -298,9 +298,9 @@ final class Steps implements AutoCloseable {
                 transport, ToolContext.Phase.EXECUTE, channel);
     }
 
-    /** Runs code of {@code tool} with its timeout, on the thread the tool asked for. */
+    /** Runs code of {@code tool} with its timeout, on the thread the tool asked for if the host allows it. */
     <T> T runTool(RegisteredTool tool, Callable<T> work) throws Exception {
-        return runner.run(work, timeout(tool), tool.onCallerThread());
+        return runner.run(work, timeout(tool), tool.onCallerThread() && settings.toolsOnCallerThread());
     }
 
     Duration timeout(RegisteredTool tool) {
