@@ -286,10 +286,11 @@ public final class ToolgateBuilder {
     }
 
     /**
-     * Whether a tool that asks to run on the thread that called the gate
-     * ({@link dev.toolgate.tool.Tool.Builder#onCallerThread(boolean)}) does (default true). False runs
-     * every tool on the gate's own tool threads, whatever its plugin declared, so a caller is always
-     * answered at the tool's timeout, even by a tool that ignores interruption.
+     * Whether a tool that runs on the thread that called the gate (each tool's default; see
+     * {@link dev.toolgate.tool.Tool.Builder#onCallerThread(boolean)}) does (default true). False hands
+     * every tool to the gate's own tool threads, whatever its plugin declared, so a caller is always
+     * answered at the tool's timeout, even by a tool that ignores interruption, for two thread
+     * wake-ups per call.
      */
     public ToolgateBuilder toolsOnCallerThread(boolean allowed) {
         this.toolsOnCallerThread = allowed;

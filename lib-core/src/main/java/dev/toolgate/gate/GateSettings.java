@@ -20,9 +20,9 @@ import java.util.Objects;
  *                            proposal: its proposer can neither apply its token nor approve or edit it in
  *                            the inbox (policy auto-apply is unaffected)
  * @param retention           how long stored rows are kept before the sweeper purges them
- * @param toolsOnCallerThread whether a tool that asks to run on the caller's thread does (true); when
- *                            false every tool runs on the gate's tool threads, whatever it declared, so a
- *                            caller is always answered at the timeout
+ * @param toolsOnCallerThread whether a tool that runs on the caller's thread (each tool's default) does
+ *                            (true); when false every tool runs on the gate's tool threads, whatever it
+ *                            declared, so a caller is always answered at the timeout
  */
 public record GateSettings(Duration interactiveTtl, Duration unattendedTtl, int maxPendingPerSession,
                            String approverRule, Duration executionTimeout, int resultLimitBytes, int maxArgumentBytes,

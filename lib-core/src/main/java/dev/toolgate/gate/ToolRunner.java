@@ -12,12 +12,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs tool code (dry-runs, executions, reverts) with a timeout. By default on the gate's own daemon
- * threads: a timed-out tool is interrupted; code that ignores interruption keeps its thread until it
- * returns, but the caller is answered at the timeout. A tool that asked for it
- * ({@link dev.toolgate.tool.Tool#onCallerThread()}) runs on the calling thread instead, without the
- * hand-off's two thread wake-ups: {@link Deadlines} interrupts the caller at the deadline, and the
- * call then fails with the timeout once the tool returns; the interrupt is cleared before that.
+ * Runs tool code (dry-runs, executions, reverts) with a timeout. By default
+ * ({@link dev.toolgate.tool.Tool#onCallerThread()}) on the calling thread: {@link Deadlines} interrupts
+ * it at the deadline, and the call then fails with the timeout once the tool returns; the interrupt is
+ * cleared before that. A tool that asked to be handed off runs on the gate's own daemon threads, at
+ * the cost of two thread wake-ups: a timed-out tool is interrupted; code that ignores interruption
+ * keeps its thread until it returns, but the caller is answered at the timeout.
  */
 final class ToolRunner implements AutoCloseable {
 

@@ -110,6 +110,9 @@ final class SourceEntry {
                 .openWorld(listed.openWorld())
                 .outputSchema(listed.outputSchema())
                 .timeout(settings.callTimeout())
+                // a remote call waits on a network: handed off, its caller is answered at the timeout
+                // even when the source's client does not heed the interrupt
+                .onCallerThread(false)
                 .contract(listed.contract())
                 .dynamic(true);
         if (listed.effect() != Effect.READ) {

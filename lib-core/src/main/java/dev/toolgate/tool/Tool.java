@@ -162,8 +162,8 @@ public final class Tool<I, O> {
     }
 
     /**
-     * True if the gate runs this tool's code (execution, dry-run, revert) on the thread that called
-     * the gate rather than handing it to one of the gate's own tool threads; see
+     * True (the default) if the gate runs this tool's code (execution, dry-run, revert) on the thread
+     * that called the gate, false if it hands it to one of the gate's own tool threads; see
      * {@link Builder#onCallerThread(boolean)}.
      */
     public boolean onCallerThread() {
@@ -266,7 +266,7 @@ public final class Tool<I, O> {
         private ToolFunction<I, O> execute;
         private Revert<I, O> revert;
         private Duration timeout;
-        private boolean onCallerThread;
+        private boolean onCallerThread = true;
         private boolean openWorld;
         private boolean dynamic;
         private boolean standingApproval;
@@ -351,20 +351,25 @@ public final class Tool<I, O> {
         }
 
         /**
-         * Runs this tool's code on the thread that called the gate instead of one of the gate's tool
-         * threads. By default the gate hands each execution, dry-run and revert to a thread of its own
-         * and waits for it with the timeout, so the caller is answered at the timeout even when the
-         * tool ignores interruption; that hand-off costs two thread wake-ups per call, which on a
-         * machine that idles between calls (a call waiting on its database commit) is tens of
-         * microseconds. For fast, in-process code (a lookup in memory, a cache) that is most of the
-         * gate's own cost.
+         * Whether this tool's code (execution, dry-run, revert) runs on the thread that called the gate
+         * (true, the default) or is handed to one of the gate's own tool threads (false).
          *
          * <p>On the caller's thread the timeout is enforced by interrupting that thread at the
-         * deadline; the call then fails with the timeout, whatever the tool returned. A tool that
-         * ignores the interrupt holds its caller until it returns. The interrupt never outlives the
-         * call: the gate clears it before the call returns. The tool sees the caller's thread-local
-         * state, and an interrupt of the caller (a host cancelling the call) reaches the tool itself.
-         * Leave this off for tools that wait on networks or other processes.
+         * deadline (one daemon watchdog thread for all calls, {@code toolgate-tool-deadlines}); the call
+         * then fails with the timeout, whatever the tool returned. The interrupt never outlives the call:
+         * the gate clears it before the call returns. The tool sees the caller's thread-local state (a
+         * logging context, say), and an interrupt of the caller (a host cancelling the call) reaches
+         * the tool itself. What it costs: a tool that ignores the interrupt holds its caller until it
+         * returns.
+         *
+         * <p>Handed off ({@code false}), the gate waits for the tool with its timeout, so the caller is
+         * answered at the timeout even when the tool ignores interruption (the tool thread is
+         * interrupted and kept until the tool returns). The hand-off costs two thread wake-ups per call:
+         * tens of microseconds on a machine that idles between calls, most of the gate's own cost for
+         * code that answers from memory. Hand off the tools that wait on something that ignores
+         * interruption (a blocking socket without a timeout, a DNS lookup, a lock taken
+         * uninterruptibly); the gate's remote sources and the URL probe do. A host can hand off every
+         * tool whatever it declares: {@code ToolgateBuilder.toolsOnCallerThread(false)}.
          */
         public Builder<I, O> onCallerThread(boolean onCallerThread) {
             this.onCallerThread = onCallerThread;

@@ -51,8 +51,9 @@ public @interface ToolMethod {
     boolean openWorld() default false;
 
     /**
-     * True if the gate runs the method on the calling thread, with its timeout enforced by
-     * interruption; see {@link Tool.Builder#onCallerThread(boolean)}.
+     * True (the default) if the gate runs the method on the calling thread, with its timeout enforced
+     * by interruption; false hands it to one of the gate's tool threads, so the caller is answered at
+     * the timeout even if the method ignores interruption. See {@link Tool.Builder#onCallerThread(boolean)}.
      */
-    boolean onCallerThread() default false;
+    boolean onCallerThread() default true;
 }

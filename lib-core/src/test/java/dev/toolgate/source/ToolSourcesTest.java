@@ -65,6 +65,7 @@ class ToolSourcesTest {
         volatile CountDownLatch hang;
         final AtomicInteger listings = new AtomicInteger();
         final List<String> calls = new CopyOnWriteArrayList<>();
+        final List<String> callThreads = new CopyOnWriteArrayList<>();
         volatile String secretName;
 
         FakeSource(String id, SourceTool... tools) {
@@ -100,6 +101,7 @@ class ToolSourcesTest {
         @Override
         public JsonNode callTool(String tool, JsonNode arguments, SourceContext context) {
             calls.add(tool + " " + arguments);
+            callThreads.add(Thread.currentThread().getName());
             if (down != null) {
                 throw new SourceUnavailableException(null, tool, id, "connection refused");
             }
@@ -158,6 +160,10 @@ class ToolSourcesTest {
         CallResult result = gate.call(ctx(CAROL), "mcp:docs.search", "{\"text\":\"retention\"}");
         assertThat(result).isInstanceOf(Executed.class);
         assertThat(((Executed) result).result().path("principal").asString()).isEqualTo("carol");
+        // a remote call waits on a network: handed to a tool thread of the gate, not run on the caller's
+        assertThat(tool.onCallerThread()).isFalse();
+        assertThat(docs.callThreads).singleElement().asString().startsWith("toolgate-tool-")
+                .isNotEqualTo(Thread.currentThread().getName());
         assertThat(docs.calls).containsExactly("search {\"text\":\"retention\"}");
         CallRecord record = gate.findCall(((Executed) result).callId()).orElseThrow();
         assertThat(record.status()).isEqualTo(CallStatus.EXECUTED);

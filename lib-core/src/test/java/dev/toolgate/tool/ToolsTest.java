@@ -37,7 +37,7 @@ class ToolsTest {
             return Preview.of("Close " + id.id());
         }
 
-        @ToolMethod(name = "ping", effect = Effect.READ, description = "Ping.", onCallerThread = true)
+        @ToolMethod(name = "ping", effect = Effect.READ, description = "Ping.", onCallerThread = false)
         public String ping() {
             return "pong";
         }
@@ -96,8 +96,8 @@ class ToolsTest {
         assertThat(close.effect()).isEqualTo(Effect.MUTATE);
         assertThat(close.requiredAccessRules()).containsExactly("incident.incident.manage");
         assertThat(close.timeout()).contains(java.time.Duration.ofMillis(1500));
-        assertThat(close.onCallerThread()).isFalse();
-        assertThat(registry.find("incident.ping").orElseThrow().onCallerThread()).isTrue();
+        assertThat(close.onCallerThread()).isTrue();
+        assertThat(registry.find("incident.ping").orElseThrow().onCallerThread()).isFalse();
         assertThat(close.dryRun(Json.parse("{\"id\":\"INC-1\"}"), ctx()).summary()).isEqualTo("Close INC-1");
         assertThat(close.execute(Json.parse("{\"id\":\"INC-1\"}"), ctx()).asString()).isEqualTo("closed INC-1 by carol");
         assertThat(registry.find("incident.ping").orElseThrow().descriptor().inputSchema().get("properties").size()).isZero();

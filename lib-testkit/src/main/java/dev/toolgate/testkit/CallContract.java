@@ -164,28 +164,28 @@ public interface CallContract extends ContractCase {
     }
 
     /**
-     * A tool that asked to run on the caller's thread runs there; its timeout interrupts that thread,
-     * is recorded like any other, and leaves no interrupt behind for the store or the caller's next
-     * call (on H2's default file system an interrupt would close the database file).
+     * A tool runs on the caller's thread unless it asks to be handed off; its timeout interrupts that
+     * thread, is recorded like any other, and leaves no interrupt behind for the store or the caller's
+     * next call (on H2's default file system an interrupt would close the database file).
      */
     @Test
     default void aToolOnTheCallersThreadRunsThereAndItsTimeoutIsRecordedWithNoInterruptLeft() throws Exception {
         java.util.concurrent.atomic.AtomicReference<Thread> ranOn = new java.util.concurrent.atomic.AtomicReference<>();
         Tool<NoInput, String> here = Tool.builder("here", NoInput.class).description("Answers on the caller's thread")
-                .effect(Effect.READ).requires(Notes.READ).onCallerThread(true)
+                .effect(Effect.READ).requires(Notes.READ)
                 .execute((in, ctx) -> {
                     ranOn.set(Thread.currentThread());
                     return "here";
                 }).build();
         Tool<NoInput, String> stuck = Tool.builder("stuck", NoInput.class).description("Hangs on the caller's thread")
-                .effect(Effect.READ).requires(Notes.READ).onCallerThread(true).timeout(Duration.ofMillis(200))
+                .effect(Effect.READ).requires(Notes.READ).timeout(Duration.ofMillis(200))
                 .execute((in, ctx) -> {
                     Thread.sleep(10_000);
                     return "never";
                 }).build();
         java.util.List<Thread> mutatedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
         Tool<NoInput, String> touch = Tool.builder("touch", NoInput.class).description("Changes something, on the caller's thread")
-                .effect(Effect.MUTATE).requires(Notes.WRITE).onCallerThread(true)
+                .effect(Effect.MUTATE).requires(Notes.WRITE)
                 .dryRun((in, ctx) -> {
                     mutatedOn.add(Thread.currentThread());
                     return dev.toolgate.tool.Preview.of("Touch");
@@ -219,6 +219,51 @@ public interface CallContract extends ContractCase {
                         org.assertj.core.api.Assertions.tuple("inline.here", CallStatus.EXECUTED, null),
                         org.assertj.core.api.Assertions.tuple("inline.stuck", CallStatus.FAILED, "inline.stuck timed out after 200 ms"),
                         org.assertj.core.api.Assertions.tuple("inline.here", CallStatus.EXECUTED, null));
+    }
+
+    /**
+     * A tool that asked to be handed off runs on a thread of the gate, and its caller is answered at
+     * the timeout even while the tool ignores the interrupt and goes on running.
+     */
+    @Test
+    default void aHandedOffToolRunsOnAGateThreadAndItsCallerIsAnsweredAtTheTimeoutWhileItIgnoresTheInterrupt()
+            throws Exception {
+        java.util.List<Thread> ranOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch stubbornEnded = new java.util.concurrent.CountDownLatch(1);
+        Tool<NoInput, String> away = Tool.builder("away", NoInput.class).description("Answers on a gate thread")
+                .effect(Effect.READ).requires(Notes.READ).onCallerThread(false)
+                .execute((in, ctx) -> {
+                    ranOn.add(Thread.currentThread());
+                    return "away";
+                }).build();
+        Tool<NoInput, String> stubborn = Tool.builder("stubborn", NoInput.class).description("Ignores interruption")
+                .effect(Effect.READ).requires(Notes.READ).onCallerThread(false).timeout(Duration.ofMillis(200))
+                .execute((in, ctx) -> {
+                    long end = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+                    while (System.nanoTime() < end) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L); // never throws
+                    }
+                    stubbornEnded.countDown();
+                    return "late";
+                }).build();
+        dev.toolgate.Toolgate gate = fx().gate(b -> b.provider(ToolProvider.of("inline", away, stubborn)));
+        CallContext ctx = fx().ctx(fx().reader);
+
+        assertThat(gate.call(ctx, "inline.away", "{}")).isInstanceOf(Executed.class);
+        assertThat(ranOn).singleElement().isNotSameAs(Thread.currentThread())
+                .satisfies(t -> assertThat(t.getName()).startsWith("toolgate-tool-"));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> gate.call(ctx, "inline.stubborn", "{}"))
+                .isInstanceOfSatisfying(ToolExecutionException.class, e -> assertThat(e.timedOut()).isTrue());
+        assertThat(stubbornEnded.getCount()).as("answered while the tool still runs").isEqualTo(1);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1_400));
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        assertThat(fx().records()).extracting(CallRecord::toolName, CallRecord::status, CallRecord::error)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.api.Assertions.tuple("inline.away", CallStatus.EXECUTED, null),
+                        org.assertj.core.api.Assertions.tuple("inline.stubborn", CallStatus.FAILED,
+                                "inline.stubborn timed out after 200 ms"));
+        assertThat(stubbornEnded.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     }
 
     @Test

@@ -70,6 +70,7 @@ public final class ProbeTools {
                 .openWorld(true)
                 .requires(requiredRules)
                 .timeout(backstop)
+                .onCallerThread(false) // DNS lookups ignore interruption: the backstop must answer the caller
                 .output(ProbeResult.class)
                 .execute((in, ctx) -> probe.probe(in.url(), in.method().orElse(ProbeMethod.GET)))
                 .build();

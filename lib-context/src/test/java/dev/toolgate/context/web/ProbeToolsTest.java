@@ -62,6 +62,8 @@ class ProbeToolsTest {
         assertThat(tool.tool().openWorld()).isTrue();
         assertThat(tool.requiredAccessRules()).containsExactly(RULE);
         assertThat(tool.timeout()).contains(Duration.ofSeconds(15));
+        // a DNS lookup ignores interruption: handed off, the caller is answered at the backstop
+        assertThat(tool.onCallerThread()).isFalse();
         assertThat(tool.tool().description()).contains("NOT followed");
         JsonNode output = tool.descriptor().outputSchema().orElseThrow();
         assertThat(output.get("properties").propertyNames()).contains("status", "statusText", "redirected", "location",

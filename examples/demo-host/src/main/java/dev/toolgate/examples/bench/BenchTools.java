@@ -12,12 +12,14 @@ import java.util.concurrent.atomic.AtomicLong;
 final class BenchTools {
 
     static final String RULE = "bench.use";
+    /** A read on the caller's thread (the default). */
     static final String PING = "bench.ping";
-    /** The same read, declared to run on the caller's thread (no hand-off to a tool thread). */
-    static final String PING_HERE = "bench.ping_here";
+    /** The same read, handed off to a tool thread of the gate ({@code onCallerThread(false)}). */
+    static final String PING_HANDED_OFF = "bench.ping_handed_off";
+    /** A mutation, its dry-run and execution on the caller's thread (the default). */
     static final String TOUCH = "bench.touch";
-    /** The same mutation, its dry-run and execution on the caller's thread. */
-    static final String TOUCH_HERE = "bench.touch_here";
+    /** The same mutation, its dry-run and execution handed off to tool threads of the gate. */
+    static final String TOUCH_HANDED_OFF = "bench.touch_handed_off";
 
     /** A mutation's input. */
     record Touch(String key) {
@@ -29,8 +31,8 @@ final class BenchTools {
         Tool<NoInput, Map<String, Boolean>> ping = Tool.builder("ping", NoInput.class).description("Answers pong")
                 .effect(Effect.READ).requires(RULE)
                 .execute((in, ctx) -> Map.of("pong", true)).build();
-        Tool<NoInput, Map<String, Boolean>> pingHere = Tool.builder("ping_here", NoInput.class)
-                .description("Answers pong on the caller's thread").effect(Effect.READ).requires(RULE).onCallerThread(true)
+        Tool<NoInput, Map<String, Boolean>> pingHandedOff = Tool.builder("ping_handed_off", NoInput.class)
+                .description("Answers pong on a tool thread").effect(Effect.READ).requires(RULE).onCallerThread(false)
                 .execute((in, ctx) -> Map.of("pong", true)).build();
         Tool<Touch, String> touch = Tool.builder("touch", Touch.class).description("Touches a key")
                 .effect(Effect.MUTATE).requires(RULE)
@@ -39,13 +41,13 @@ final class BenchTools {
                     touches.incrementAndGet();
                     return "touched " + in.key();
                 }).build();
-        Tool<Touch, String> touchHere = Tool.builder("touch_here", Touch.class)
-                .description("Touches a key on the caller's thread").effect(Effect.MUTATE).requires(RULE).onCallerThread(true)
+        Tool<Touch, String> touchHandedOff = Tool.builder("touch_handed_off", Touch.class)
+                .description("Touches a key on a tool thread").effect(Effect.MUTATE).requires(RULE).onCallerThread(false)
                 .dryRun((in, ctx) -> Preview.of("Touch " + in.key()))
                 .execute((in, ctx) -> {
                     touches.incrementAndGet();
                     return "touched " + in.key();
                 }).build();
-        return ToolProvider.of("bench", ping, pingHere, touch, touchHere);
+        return ToolProvider.of("bench", ping, pingHandedOff, touch, touchHandedOff);
     }
 }

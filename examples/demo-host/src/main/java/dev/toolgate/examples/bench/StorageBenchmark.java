@@ -37,8 +37,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * <ul>
  *   <li>a governed READ call (access, validation, cached policy, execution, one audit insert) vs one raw
  *       autocommit INSERT of the same row into an identical table (the one-commit limit); and the same READ
- *       with its tool declared to run on the caller's thread ({@code Tool.Builder.onCallerThread}), which
- *       saves the hand-off to a tool thread;</li>
+ *       with its tool handed off to a tool thread of the gate ({@code Tool.Builder.onCallerThread(false)}),
+ *       which costs two thread wake-ups;</li>
  *   <li>a propose + apply pair vs the same durability in raw JDBC: an INSERT of the proposal, the guarded
  *       UPDATE that claims it and the UPDATE of its outcome, three commits (the outcome's asynchronous on
  *       PostgreSQL, as Toolgate's is); and vs the two-commit INSERT + guarded UPDATE pair;</li>
@@ -80,10 +80,10 @@ public final class StorageBenchmark {
     private static final Duration WINDOW = Duration.ofSeconds(1);
     /** The governed READ on PostgreSQL against the raw durable insert, at every thread count (issue 19). */
     private static final double READ_GOAL = 0.9;
-    /** The same READ with its tool declared to run on the caller's thread (no hand-off to a tool thread). */
-    private static final String READ_HERE = "governed READ, tool on caller's thread";
-    /** The same pair with its tool's dry-run and execution on the caller's thread. */
-    private static final String PAIR_HERE = "propose + apply, tool on caller's thread";
+    /** The same READ with its tool handed off to a tool thread of the gate. */
+    private static final String READ_HANDED_OFF = "governed READ, tool handed off";
+    /** The same pair with its tool's dry-run and execution handed off to tool threads of the gate. */
+    private static final String PAIR_HANDED_OFF = "propose + apply, tool handed off";
     /** The budgeted READ on PostgreSQL against Bucket4j's PostgreSQL backend, at every thread count (issue 19). */
     private static final double BUDGET_GOAL = 1.5;
     private static final int PROPOSALS_PER_SESSION = 10;
@@ -154,17 +154,17 @@ public final class StorageBenchmark {
                     gate.call(ctx[t], BenchTools.PING, "{}");
                     return true;
                 }, t -> {
-                    gate.call(ctx[t], BenchTools.PING_HERE, "{}");
+                    gate.call(ctx[t], BenchTools.PING_HANDED_OFF, "{}");
                     return true;
                 });
                 Harness.Result read = reads[0];
                 row("in-memory", "governed READ call", threads, read, "(engine only, no storage)", null);
-                row("in-memory", READ_HERE, threads, reads[1], "(engine only, no storage)", null);
+                row("in-memory", READ_HANDED_OFF, threads, reads[1], "(engine only, no storage)", null);
                 // what the engine's own work costs, whatever share of a busy machine the slices got
                 notes.add(String.format(Locale.ROOT, "engine only: a governed READ at %d thread(s) used %.1f us of CPU on its"
                         + " calling thread and allocated %.0f bytes (p50 %.1f us; the goal is a p50 under 20 us at 1 thread)",
                         threads, read.cpuMicrosPerOp(), read.bytesPerOp(), read.p50Micros()));
-                notes.add(String.format(Locale.ROOT, "engine only, tool on the caller's thread: a governed READ at %d thread(s)"
+                notes.add(String.format(Locale.ROOT, "engine only, tool handed off: a governed READ at %d thread(s)"
                         + " used %.1f us of CPU on its calling thread (p50 %.1f us)", threads, reads[1].cpuMicrosPerOp(),
                         reads[1].p50Micros()));
             }
@@ -179,18 +179,18 @@ public final class StorageBenchmark {
             notes.add(CodemodeWorkloads.contextCost(gate, harness, contexts("memory-tester", 1)[0], this::row));
             for (int threads : THREADS) {
                 Sessions sessions = new Sessions(contexts("memory-writer", threads));
-                Sessions sessionsHere = new Sessions(contexts("memory-writer-here", threads));
+                Sessions sessionsHandedOff = new Sessions(contexts("memory-writer-handed-off", threads));
                 Harness.Result[] pairs = harness.compare(threads, t -> {
                     CallContext ctx = sessions.next(t);
                     gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
                     return true;
                 }, t -> {
-                    CallContext ctx = sessionsHere.next(t);
-                    gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH_HERE, "{\"key\":\"k\"}").token());
+                    CallContext ctx = sessionsHandedOff.next(t);
+                    gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH_HANDED_OFF, "{\"key\":\"k\"}").token());
                     return true;
                 });
                 row("in-memory", "propose + apply pair", threads, pairs[0], "(engine only, no storage)", null);
-                row("in-memory", PAIR_HERE, threads, pairs[1], "(engine only, no storage)", null);
+                row("in-memory", PAIR_HANDED_OFF, threads, pairs[1], "(engine only, no storage)", null);
             }
         }
     }
@@ -312,7 +312,7 @@ public final class StorageBenchmark {
                         gate.call(ctx[t], BenchTools.PING, "{}");
                         return true;
                     }, t -> {
-                        gate.call(ctx[t], BenchTools.PING_HERE, "{}");
+                        gate.call(ctx[t], BenchTools.PING_HANDED_OFF, "{}");
                         return true;
                     }, t -> {
                         raw.insertExecuted(BenchTools.PING, ctx[t].principal().key(), ctx[t].sessionId());
@@ -320,17 +320,17 @@ public final class StorageBenchmark {
                     }));
                     Harness.Result base = results[2];
                     row(name, "governed READ call", threads, results[0], "raw INSERT (1 commit)", base);
-                    row(name, READ_HERE, threads, results[1], "raw INSERT (1 commit)", base);
+                    row(name, READ_HANDED_OFF, threads, results[1], "raw INSERT (1 commit)", base);
                     for (int side = 0; side < 2 && postgres; side++) {
                         double ratio = results[side].opsPerSecond() / base.opsPerSecond();
                         notes.add(String.format(Locale.ROOT, "goal %s: governed READ%s on PostgreSQL at %d thread(s) is"
                                 + " %.2fx of the raw insert (goal %.1fx)", ratio < READ_GOAL ? "missed" : "met",
-                                side == 0 ? "" : " (tool on the caller's thread)", threads, ratio, READ_GOAL));
+                                side == 0 ? "" : " (tool handed off)", threads, ratio, READ_GOAL));
                     }
                 }
                 for (int threads : THREADS) {
                     Sessions ours = new Sessions(contexts("writer", threads));
-                    Sessions oursHere = new Sessions(contexts("writer-here", threads));
+                    Sessions oursHandedOff = new Sessions(contexts("writer-handed-off", threads));
                     Sessions theirs = new Sessions(contexts("raw-writer", threads));
                     Sessions theirs3 = new Sessions(contexts("raw3-writer", threads));
                     Harness.Result[] results = harness.compare(threads, List.of(t -> {
@@ -346,19 +346,19 @@ public final class StorageBenchmark {
                         raw.proposeThenApply(ctx.principal().key(), ctx.sessionId());
                         return true;
                     }, t -> {
-                        CallContext ctx = oursHere.next(t);
-                        gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH_HERE, "{\"key\":\"k\"}").token());
+                        CallContext ctx = oursHandedOff.next(t);
+                        gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH_HANDED_OFF, "{\"key\":\"k\"}").token());
                         return true;
                     }));
                     row(name, "propose + apply pair", threads, results[0], THREE_COMMITS, results[1]);
                     row(name, "propose + apply pair", threads, results[0], "raw INSERT + guarded UPDATE (2 commits)", results[2]);
-                    row(name, PAIR_HERE, threads, results[3], THREE_COMMITS, results[1]);
+                    row(name, PAIR_HANDED_OFF, threads, results[3], THREE_COMMITS, results[1]);
                     for (int side : new int[] {0, 3}) {
                         double ratio = results[side].opsPerSecond() / results[1].opsPerSecond();
                         if (postgres) {
                             notes.add(String.format(Locale.ROOT, "goal %s: propose + apply%s on PostgreSQL at %d thread(s) is %.2fx"
                                     + " of the same-durability baseline (goal %.1fx)", ratio < PAIR_GOAL ? "missed" : "met",
-                                    side == 0 ? "" : " (tool on the caller's thread)", threads, ratio, PAIR_GOAL));
+                                    side == 0 ? "" : " (tool handed off)", threads, ratio, PAIR_GOAL));
                         }
                     }
                 }

@@ -75,7 +75,6 @@ public final class IncidentPlugin implements ToolProvider {
                 .description("List incidents, optionally for one system or status. Read-only.")
                 .effect(Effect.READ)
                 .requires(READ)
-                .onCallerThread(true) // a lookup in memory: no hand-off to a tool thread
                 .execute((q, ctx) -> data.incidents().stream()
                         .filter(i -> q.systemId().map(i.systemId()::equals).orElse(true))
                         .filter(i -> q.status().map(i.status()::equals).orElse(true))
@@ -89,7 +88,6 @@ public final class IncidentPlugin implements ToolProvider {
                 .description("Get one incident by its id (such as INC-1). Read-only.")
                 .effect(Effect.READ)
                 .requires(READ)
-                .onCallerThread(true)
                 .output(Incident.class)
                 .execute((in, ctx) -> existing(in.id(), "/id"))
                 .build();
