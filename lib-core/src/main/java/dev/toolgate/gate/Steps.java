@@ -68,6 +68,8 @@ final class Steps implements AutoCloseable {
     final ToolRunner runner = new ToolRunner();
     /** The proposals this engine recorded recently, for apply's checks without a read (never their status). */
     final KnownProposals known = new KnownProposals();
+    /** The drifts this engine has logged at INFO: each once, then at DEBUG (a line per call floods a log). */
+    final FirstSeen loggedDrifts = new FirstSeen(10_000);
 
     Steps(EngineContext context) {
         this.registry = context.registry();
@@ -136,10 +138,18 @@ final class Steps implements AutoCloseable {
         }
         ModeResolution mode = ModeCascade.resolve(tool.effect(), view, tool.schemaFingerprint());
         if (mode.drifted()) {
-            LOG.info("Tool {} drifted from the schema reviewed for tenant '{}'; mode {} until an operator re-confirms",
-                    tool.name(), tenantKey(tenantId), mode.mode().wireName());
+            logDrift(tool, tenantKey(tenantId), mode);
         }
         return mode;
+    }
+
+    private void logDrift(RegisteredTool tool, String tenant, ModeResolution mode) {
+        if (loggedDrifts.first(tenant, tool.name(), tool.schemaFingerprint())) {
+            LOG.info("Tool {} drifted from the schema reviewed for tenant '{}'; mode {} until an operator re-confirms"
+                    + " (logged once per tenant and schema)", tool.name(), tenant, mode.mode().wireName());
+        } else if (LOG.isDebugEnabled()) {
+            LOG.debug("Tool {} still drifted for tenant '{}'; mode {}", tool.name(), tenant, mode.mode().wireName());
+        }
     }
 
     /**
