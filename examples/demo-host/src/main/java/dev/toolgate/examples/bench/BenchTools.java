@@ -28,26 +28,25 @@ final class BenchTools {
     final AtomicLong touches = new AtomicLong();
 
     ToolProvider provider() {
-        Tool<NoInput, Map<String, Boolean>> ping = Tool.builder("ping", NoInput.class).description("Answers pong")
-                .effect(Effect.READ).requires(RULE)
+        return ToolProvider.of("bench", ping("ping", true), ping("ping_handed_off", false), touch("touch", true),
+                touch("touch_handed_off", false));
+    }
+
+    /** The trivial read, on the caller's thread or handed off to a tool thread. */
+    private static Tool<NoInput, Map<String, Boolean>> ping(String name, boolean onCallerThread) {
+        return Tool.builder(name, NoInput.class).description("Answers pong").effect(Effect.READ).requires(RULE)
+                .onCallerThread(onCallerThread)
                 .execute((in, ctx) -> Map.of("pong", true)).build();
-        Tool<NoInput, Map<String, Boolean>> pingHandedOff = Tool.builder("ping_handed_off", NoInput.class)
-                .description("Answers pong on a tool thread").effect(Effect.READ).requires(RULE).onCallerThread(false)
-                .execute((in, ctx) -> Map.of("pong", true)).build();
-        Tool<Touch, String> touch = Tool.builder("touch", Touch.class).description("Touches a key")
-                .effect(Effect.MUTATE).requires(RULE)
+    }
+
+    /** The trivial mutation, its dry-run and execution on the caller's thread or handed off. */
+    private Tool<Touch, String> touch(String name, boolean onCallerThread) {
+        return Tool.builder(name, Touch.class).description("Touches a key").effect(Effect.MUTATE).requires(RULE)
+                .onCallerThread(onCallerThread)
                 .dryRun((in, ctx) -> Preview.of("Touch " + in.key()))
                 .execute((in, ctx) -> {
                     touches.incrementAndGet();
                     return "touched " + in.key();
                 }).build();
-        Tool<Touch, String> touchHandedOff = Tool.builder("touch_handed_off", Touch.class)
-                .description("Touches a key on a tool thread").effect(Effect.MUTATE).requires(RULE).onCallerThread(false)
-                .dryRun((in, ctx) -> Preview.of("Touch " + in.key()))
-                .execute((in, ctx) -> {
-                    touches.incrementAndGet();
-                    return "touched " + in.key();
-                }).build();
-        return ToolProvider.of("bench", ping, pingHandedOff, touch, touchHandedOff);
     }
 }
