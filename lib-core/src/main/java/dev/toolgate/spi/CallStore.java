@@ -57,7 +57,9 @@ public interface CallStore {
     /**
      * Writes a finished call ({@code EXECUTED}, {@code FAILED}, {@code INVALID} or {@code DENIED}) in
      * one write. Keeps the record's {@code createdAt} (its admission time) or, if null, sets the store's
-     * time; sets {@code completedAt} to the store's time.
+     * time; sets {@code completedAt} to the store's time. Durable when it returns, unless the host opted
+     * into a store that writes such rows behind the call (never a step of a run), which then still finds
+     * the row on this instance at once.
      *
      * @return the stored record
      * @throws StepTakenException if the call is a step whose (execution, step) is already stored

@@ -25,7 +25,8 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  * <ul>
  *   <li>{@link #admit}: see {@link Admissions}; no audit row.</li>
  *   <li>{@link #record}: one durable autocommit insert of the finished call, so a governed read costs
- *       one commit. A step of a durable execution is the same insert: the unique index
+ *       one commit; or, with {@link JdbcStore.Builder#writeBehind}, outside a run, no statement on the
+ *       call's path: the row joins a batch that {@link WriteBehind} writes in one transaction. A step of a durable execution is the same insert: the unique index
  *       {@value #STEP_INDEX} on {@code (execution_id, step_seq)} refuses a second row for a step, and
  *       that violation (told from others by the index's name) becomes {@link StepTakenException}; no
  *       statement is added, for steps or for other calls.</li>
@@ -110,9 +111,13 @@ final class JdbcCallStore implements CallStore {
     private final PlainSql proposeAnywhereWithRun;
     private final PlainSql proposeInSessionWithRun;
 
-    JdbcCallStore(Db db, JdbcExecutionStore runs) {
+    /** Rows of calls outside runs that changed nothing, written in batches; null when each is its own commit. */
+    private final WriteBehind behind;
+
+    JdbcCallStore(Db db, JdbcExecutionStore runs, WriteBehind behind) {
         this.db = db;
         this.runs = runs;
+        this.behind = behind;
         this.admissions = Admissions.forDialect(db);
         Dialect dialect = db.dialect();
         String now = db.nowSql();
@@ -185,6 +190,12 @@ final class JdbcCallStore implements CallStore {
     public CallRecord record(CallRecord call) {
         if (!RECORDABLE.contains(call.status())) {
             throw new IllegalArgumentException("record takes a finished call, not " + call.status());
+        }
+        if (behind != null && call.executionId() == null) {
+            CallRecord queued = behind.offer(call);
+            if (queued != null) {
+                return queued;
+            }
         }
         PlainSql.Binder binder = p -> CallRows.bind(p, call).timestamp("now", db.clockInstant());
         PlainSql.Reader<CallRecord> stored = rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build();
@@ -436,7 +447,11 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public Optional<CallRecord> find(String id) {
-        return id == null ? Optional.empty() : db.withHandle(h -> find(h, id));
+        if (id == null) {
+            return Optional.empty();
+        }
+        CallRecord waiting = behind == null ? null : behind.waiting(id);
+        return waiting != null ? Optional.of(waiting) : db.withHandle(h -> find(h, id));
     }
 
     /** One statement: the row and the database's time ({@code selectWithNow}). */
@@ -444,6 +459,10 @@ final class JdbcCallStore implements CallStore {
     public Optional<FoundCall> findWithTime(String id) {
         if (id == null) {
             return Optional.empty();
+        }
+        CallRecord waiting = behind == null ? null : behind.waiting(id);
+        if (waiting != null) {
+            return Optional.of(new FoundCall(waiting, now()));
         }
         return db.withHandle(h -> h.createQuery(selectWithNow).bind("id", id).bind("now", db.now())
                 .map((rs, ctx) -> new FoundCall(CallRows.MAPPER.map(rs, ctx), Db.instant(rs, "now_")))
@@ -456,6 +475,9 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public List<CallRecord> query(CallQuery query) {
+        if (behind != null) {
+            behind.flush();
+        }
         List<String> where = new ArrayList<>();
         if (query.tenantId() != null) {
             where.add("tenant_id = :tenant_id");
@@ -523,6 +545,9 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public int purge(Purge kind, Instant before, int limit) {
+        if (behind != null) {
+            behind.flush(); // a purge sees every row this instance has recorded, like a query
+        }
         return purges.purge(kind, before, limit);
     }
 

@@ -105,6 +105,12 @@ import org.slf4j.LoggerFactory;
  * clock, setting when its outcome is due) whose row count decides the one winner. The outcome after
  * it ({@code applied} or {@code failed}) commits asynchronously on PostgreSQL.
  *
+ * <p><b>Rows written behind (opt-in).</b> With {@link Builder#writeBehind} the row of a call that
+ * changed nothing (a read, a refusal, an invalid or failed call; never a step of a run) is written by a
+ * background thread in a batch, one transaction per batch, at most the configured time after the call,
+ * so such a call costs no statement at all when unmetered. A crash loses the rows still waiting; see
+ * that method for everything it trades and everything it keeps durable.
+ *
  * <p><b>Durable executions.</b> A run costs one update to finish it, committed asynchronously on
  * PostgreSQL, and its row in {@code toolgate_execution}, written in the transaction of its first step
  * (no commit of its own), plus its steps, each exactly
@@ -162,13 +168,15 @@ public final class JdbcStore implements ToolgateStore {
     private final JdbcExecutionStore executions;
     private final String description;
     private final H2Compaction compaction;
+    private final WriteBehind behind;
 
-    private JdbcStore(Db db, HikariDataSource ownedPool, String description, H2Compaction compaction) {
+    private JdbcStore(Db db, HikariDataSource ownedPool, String description, H2Compaction compaction, Duration writeBehind) {
         this.db = db;
         this.ownedPool = ownedPool;
         this.compaction = compaction;
+        this.behind = writeBehind == null ? null : new WriteBehind(db, writeBehind, WriteBehind.MAX_ROWS);
         this.executions = new JdbcExecutionStore(db);
-        this.calls = new JdbcCallStore(db, executions);
+        this.calls = new JdbcCallStore(db, executions, behind);
         this.policies = new JdbcPolicyStore(db);
         this.description = description;
     }
@@ -176,7 +184,7 @@ public final class JdbcStore implements ToolgateStore {
     /** Starts a builder (defaults: the H2 file database, pool of 10, 5 s timeout, schema applied, database clock). */
     public static Builder builder() {
         return new Builder(new Settings(null, null, null, null, DEFAULT_POOL_SIZE, DEFAULT_CONNECTION_TIMEOUT,
-                SchemaMode.APPLY, null, H2Compaction.Config.defaults()));
+                SchemaMode.APPLY, null, H2Compaction.Config.defaults(), null));
     }
 
     @Override
@@ -194,9 +202,15 @@ public final class JdbcStore implements ToolgateStore {
         return executions;
     }
 
-    /** Closes the pool the store created; a host's data source is left open. Idempotent. */
+    /**
+     * Writes the audit rows still {@linkplain Builder#writeBehind written behind}, then closes the pool
+     * the store created; a host's data source is left open. Idempotent.
+     */
     @Override
     public void close() {
+        if (behind != null) {
+            behind.close();
+        }
         db.markClosed();
         if (compaction != null) {
             compaction.close();
@@ -204,6 +218,11 @@ public final class JdbcStore implements ToolgateStore {
         if (ownedPool != null && !ownedPool.isClosed()) {
             ownedPool.close();
         }
+    }
+
+    /** The writer of rows written behind, or null. */
+    WriteBehind writeBehind() {
+        return behind;
     }
 
     /** The compaction of an embedded H2 file, or null. */
@@ -217,7 +236,8 @@ public final class JdbcStore implements ToolgateStore {
     }
 
     private record Settings(String url, String username, String password, DataSource dataSource, int poolSize,
-                            Duration connectionTimeout, SchemaMode schema, Clock clock, H2Compaction.Config h2) {
+                            Duration connectionTimeout, SchemaMode schema, Clock clock, H2Compaction.Config h2,
+                            Duration writeBehind) {
     }
 
     /**
@@ -235,19 +255,19 @@ public final class JdbcStore implements ToolgateStore {
         /** The JDBC URL, such as {@code jdbc:postgresql://db:5432/app} or {@code jdbc:h2:file:/var/lib/app/toolgate}. */
         public Builder url(String url) {
             return new Builder(new Settings(Objects.requireNonNull(url, "url"), s.username, s.password, s.dataSource,
-                    s.poolSize, s.connectionTimeout, s.schema, s.clock, s.h2));
+                    s.poolSize, s.connectionTimeout, s.schema, s.clock, s.h2, s.writeBehind));
         }
 
         /** The database user, for a URL. */
         public Builder username(String username) {
             return new Builder(new Settings(s.url, username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    s.schema, s.clock, s.h2));
+                    s.schema, s.clock, s.h2, s.writeBehind));
         }
 
         /** The database password, for a URL. Never logged. */
         public Builder password(String password) {
             return new Builder(new Settings(s.url, s.username, password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    s.schema, s.clock, s.h2));
+                    s.schema, s.clock, s.h2, s.writeBehind));
         }
 
         /**
@@ -256,7 +276,7 @@ public final class JdbcStore implements ToolgateStore {
          */
         public Builder dataSource(DataSource dataSource) {
             return new Builder(new Settings(s.url, s.username, s.password, Objects.requireNonNull(dataSource, "dataSource"),
-                    s.poolSize, s.connectionTimeout, s.schema, s.clock, s.h2));
+                    s.poolSize, s.connectionTimeout, s.schema, s.clock, s.h2, s.writeBehind));
         }
 
         /** Connections in the pool the store creates (default {@value JdbcStore#DEFAULT_POOL_SIZE}). */
@@ -265,7 +285,7 @@ public final class JdbcStore implements ToolgateStore {
                 throw new IllegalArgumentException("poolSize must be at least 1, got " + poolSize);
             }
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, poolSize, s.connectionTimeout,
-                    s.schema, s.clock, s.h2));
+                    s.schema, s.clock, s.h2, s.writeBehind));
         }
 
         /**
@@ -278,13 +298,13 @@ public final class JdbcStore implements ToolgateStore {
                 throw new IllegalArgumentException("connectionTimeout must be at least 250 ms, got " + timeout);
             }
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, timeout, s.schema,
-                    s.clock, s.h2));
+                    s.clock, s.h2, s.writeBehind));
         }
 
         /** What to do with the schema at start (default {@link SchemaMode#APPLY}). */
         public Builder schema(SchemaMode mode) {
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    Objects.requireNonNull(mode, "mode"), s.clock, s.h2));
+                    Objects.requireNonNull(mode, "mode"), s.clock, s.h2, s.writeBehind));
         }
 
         /**
@@ -294,7 +314,7 @@ public final class JdbcStore implements ToolgateStore {
          */
         public Builder clock(Clock clock) {
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    s.schema, Objects.requireNonNull(clock, "clock"), s.h2));
+                    s.schema, Objects.requireNonNull(clock, "clock"), s.h2, s.writeBehind));
         }
 
         /**
@@ -325,7 +345,37 @@ public final class JdbcStore implements ToolgateStore {
             H2Compaction.Config h2 = new H2Compaction.Config(Objects.requireNonNull(interval, "interval"), fillRatePercent,
                     Objects.requireNonNull(retention, "retention"));
             return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
-                    s.schema, s.clock, h2));
+                    s.schema, s.clock, h2, s.writeBehind));
+        }
+
+        /**
+         * Writes the audit rows of calls that changed nothing (reads, refusals, invalid and failed calls
+         * outside a run) in batches on a background thread, each at most {@code within} after its call,
+         * instead of one durable commit on each call's path; {@link Duration#ZERO} (the default) commits
+         * each row before the call returns.
+         *
+         * <p><b>This trades durability for speed; read what it costs.</b> A process that dies loses the
+         * rows still waiting, up to {@code within} of calls, and other instances see a row only once its
+         * batch commits. A read changes nothing, so no call can run twice because of it; what is lost is
+         * the record that the read happened. Everything that governs a mutation is unchanged and durable
+         * before the tool runs: proposals, claims, outcomes, budget admissions (a metered call's
+         * admission still commits on its path), and every step of a run. At most
+         * {@value WriteBehind#MAX_ROWS} rows and 8 MiB of their text wait; beyond that a call writes its
+         * own row. If a batch cannot be written, nothing is dropped: it waits at the head of the queue and,
+         * until the database takes it, every call writes its own row again and so fails closed with
+         * {@link StoreUnavailableException} like any other. On this instance a lookup of one call finds its
+         * waiting row, and an audit query first writes every waiting row; {@link JdbcStore#close} writes
+         * them all. Measured in the README ("Writing read rows behind").
+         *
+         * @throws IllegalArgumentException if {@code within} is negative or over one minute
+         */
+        public Builder writeBehind(Duration within) {
+            Objects.requireNonNull(within, "within");
+            if (within.isNegative() || within.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException("writeBehind must be from 0 to 1 minute, got " + within);
+            }
+            return new Builder(new Settings(s.url, s.username, s.password, s.dataSource, s.poolSize, s.connectionTimeout,
+                    s.schema, s.clock, s.h2, within.isZero() ? null : within));
         }
 
         /**
@@ -366,10 +416,12 @@ public final class JdbcStore implements ToolgateStore {
                             + " \"The H2 file on disk\"");
                 }
                 String description = dialect.productName() + " " + (pool != null ? redact(pool.getJdbcUrl()) : "host data source");
-                LOG.info("Toolgate JDBC store on {} (schema {}, {} clock{})", description, s.schema.settingValue(),
+                LOG.info("Toolgate JDBC store on {} (schema {}, {} clock{}{})", description, s.schema.settingValue(),
                         s.clock == null ? "database" : "injected", compaction == null ? "" : ", file compacted every "
-                                + s.h2.interval().toMillis() + " ms below " + s.h2.fillRate() + "% live");
-                return new JdbcStore(db, pool, description, compaction);
+                                + s.h2.interval().toMillis() + " ms below " + s.h2.fillRate() + "% live",
+                        s.writeBehind == null ? "" : ", rows of calls that changed nothing written behind within "
+                                + s.writeBehind.toMillis() + " ms");
+                return new JdbcStore(db, pool, description, compaction, s.writeBehind);
             } catch (RuntimeException e) {
                 if (pool != null) {
                     pool.close();

@@ -26,6 +26,9 @@ import java.util.Locale;
  *   <li>{@value #H2_RETENTION_TIME_MS}: for an embedded H2 file, milliseconds before a dead chunk's space
  *       is reused (default 2000; H2's own default, 45000, keeps that much more of the last writes in
  *       the file; below 1000 H2 can fail a call that reads a chunk it has just freed)</li>
+ *   <li>{@value #WRITE_BEHIND_MS}: milliseconds within which the audit rows of calls that changed
+ *       nothing are written in batches behind the calls, 0 for a commit on each call's path (default 0;
+ *       a crash loses the rows still waiting: see {@link JdbcStore.Builder#writeBehind})</li>
  * </ul>
  */
 public final class JdbcStoreProvider implements StoreProvider {
@@ -39,6 +42,7 @@ public final class JdbcStoreProvider implements StoreProvider {
     public static final String H2_COMPACT_INTERVAL_MS = "jdbc.h2.compact-interval-ms";
     public static final String H2_COMPACT_FILL_RATE = "jdbc.h2.compact-fill-rate";
     public static final String H2_RETENTION_TIME_MS = "jdbc.h2.retention-time-ms";
+    public static final String WRITE_BEHIND_MS = "jdbc.write-behind-ms";
 
     /** For {@link java.util.ServiceLoader}. */
     public JdbcStoreProvider() {
@@ -80,7 +84,12 @@ public final class JdbcStoreProvider implements StoreProvider {
         if (retention < 0) {
             throw new IllegalArgumentException(H2_RETENTION_TIME_MS + " must be 0 or more (got " + retention + ")");
         }
-        return builder.h2Compaction(Duration.ofMillis(interval), fillRate, Duration.ofMillis(retention)).build();
+        int behind = settings.getInt(WRITE_BEHIND_MS, 0);
+        if (behind < 0 || behind > 60_000) {
+            throw new IllegalArgumentException(WRITE_BEHIND_MS + " must be from 0 to 60000 (got " + behind + ")");
+        }
+        return builder.h2Compaction(Duration.ofMillis(interval), fillRate, Duration.ofMillis(retention))
+                .writeBehind(Duration.ofMillis(behind)).build();
     }
 
     @Override

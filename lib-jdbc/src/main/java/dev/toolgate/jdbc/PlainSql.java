@@ -66,6 +66,22 @@ final class PlainSql {
         }
     }
 
+    /**
+     * Binds each of {@code binders} as one row of a JDBC batch on {@code connection} and executes the
+     * batch; the caller owns the transaction.
+     */
+    void batch(Connection connection, List<Binder> binders) {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (Binder binder : binders) {
+                binder.bind(new Params(statement));
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        } catch (SQLException e) {
+            throw failed(e);
+        }
+    }
+
     /** Binds and executes a query; reads its first row, if any. */
     <T> Optional<T> queryFirst(Connection connection, Binder binder, Reader<T> reader) {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class PostgresGateContractTest extends GateContractTest {
 
-    private static HikariDataSource pool;
+    static HikariDataSource pool;
 
     @BeforeAll
     static void openPool() {

@@ -52,13 +52,17 @@ public final class H2DiskBenchmark {
 
     /** One way to run the H2 file: the store's compaction settings and SQL run after the store opened. */
     private record Variant(String name, Duration interval, int fillRate, String sql, boolean compactFile,
-                           Duration retention) {
+                           Duration retention, Duration writeBehind) {
         Variant(String name, Duration interval, int fillRate, String sql) {
             this(name, interval, fillRate, sql, false, Duration.ZERO);
         }
 
         Variant(String name, Duration interval, int fillRate, String sql, boolean compactFile) {
             this(name, interval, fillRate, sql, compactFile, Duration.ZERO);
+        }
+
+        Variant(String name, Duration interval, int fillRate, String sql, boolean compactFile, Duration retention) {
+            this(name, interval, fillRate, sql, compactFile, retention, Duration.ZERO);
         }
     }
 
@@ -80,7 +84,9 @@ public final class H2DiskBenchmark {
             new Variant("compaction 250 ms, fill 80%, retention 45 s (H2's default)", Duration.ofMillis(250), 80, null, false,
                     Duration.ofSeconds(45)),
             new Variant("compaction 250 ms, fill 80%, retention 2 s (the store's default)", Duration.ofMillis(250), 80, null,
-                    false, Duration.ofSeconds(2)));
+                    false, Duration.ofSeconds(2)),
+            new Variant("the store's default, read rows written behind (100 ms, opt-in)", Duration.ofMillis(250), 80, null,
+                    false, Duration.ofSeconds(2), Duration.ofMillis(100)));
 
     /** One measured run of a setting. */
     private record Run(double callsPerSecond, double bytesPerCall, long fileBytes, long liveBytes, double cpuMicrosPerCall,
@@ -140,7 +146,8 @@ public final class H2DiskBenchmark {
         Path file = dir.resolve("bench.mv.db");
         Run measured;
         try (JdbcStore store = JdbcStore.builder().url(url).poolSize(threads + 2)
-                .h2Compaction(variant.interval(), variant.fillRate(), variant.retention()).build();
+                .h2Compaction(variant.interval(), variant.fillRate(), variant.retention())
+                .writeBehind(variant.writeBehind()).build();
              Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(store)
                      .provider(new BenchTools().provider()).budget(ToolBudget.unlimited()).sweepInterval(Duration.ZERO)
                      .build()) {

@@ -69,6 +69,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * overhead), {@code h2}, {@code postgres}; {@code -Dbench.h2-compact-interval-ms} sets the H2 store's
  * compaction interval (0 switches it off, to see what it costs the calls).
  *
+ * <p>On each database the governed READ is also measured on a second store that writes the rows of
+ * reads behind the calls in batches ({@code JdbcStore.Builder#writeBehind}, 100 ms): an opt-in that
+ * trades the durability of the last rows for speed, reported beside the durable default, never as it.
+ *
  * <p>Besides printing its tables, it writes the throughput table as CSV and a chart of the ratios as SVG,
  * {@code storage.csv} and {@code storage-ratios.svg} in {@code -Dbench.out} (default {@code target/bench},
  * relative to the working directory).
@@ -84,6 +88,12 @@ public final class StorageBenchmark {
     private static final double READ_GOAL = 0.9;
     /** The same READ with its tool handed off to a tool thread of the gate. */
     private static final String READ_HANDED_OFF = "governed READ, tool handed off";
+    /** How long the opt-in write-behind lets a read's row wait. */
+    private static final Duration WRITE_BEHIND = Duration.ofMillis(100);
+    /** The same READ on a store that writes read rows behind the calls, in batches (opt-in, not durable per call). */
+    private static final String READ_BEHIND = "governed READ, row written behind (opt-in)";
+    /** The governed READ's p50 on H2 at 1 thread, in microseconds (issue 19). */
+    private static final double H2_READ_P50_GOAL = 50;
     /** The same pair with its tool's dry-run and execution handed off to tool threads of the gate. */
     private static final String PAIR_HANDED_OFF = "propose + apply, tool handed off";
     /** The budgeted READ on PostgreSQL against Bucket4j's PostgreSQL backend, at every thread count (issue 19). */
@@ -321,12 +331,16 @@ public final class StorageBenchmark {
         System.out.printf("running %s ...%n", name);
         JdbcStore.Builder storeBuilder = JdbcStore.builder().url(url).poolSize(POOL_SIZE);
         if (!postgres && System.getProperty("bench.h2-compact-interval-ms") != null) {
-            storeBuilder.h2Compaction(Duration.ofMillis(Long.getLong("bench.h2-compact-interval-ms")), 80);
+            storeBuilder = storeBuilder.h2Compaction(Duration.ofMillis(Long.getLong("bench.h2-compact-interval-ms")), 80);
         }
+        // the opt-in trade: read rows written behind in batches (an H2 file of its own: one store per file)
+        JdbcStore.Builder behindBuilder = (postgres ? storeBuilder : storeBuilder.url(url + "-behind")).writeBehind(WRITE_BEHIND);
         try (JdbcStore store = storeBuilder.build();
+             JdbcStore behindStore = behindBuilder.build();
              RawBaseline raw = new RawBaseline(url, RawBaseline.script(postgres), POOL_SIZE)) {
             BenchTools tools = new BenchTools();
-            try (Toolgate gate = gate(store, tools, ToolBudget.unlimited())) {
+            try (Toolgate gate = gate(store, tools, ToolBudget.unlimited());
+                 Toolgate behind = gate(behindStore, tools, ToolBudget.unlimited())) {
                 for (int threads : THREADS) {
                     CallContext[] ctx = contexts("reader", threads);
                     Harness.Result[] results = harness.compare(threads, List.of(t -> {
@@ -342,6 +356,24 @@ public final class StorageBenchmark {
                     Harness.Result base = results[2];
                     row(name, "governed READ call", threads, results[0], "raw INSERT (1 commit)", base);
                     row(name, READ_HANDED_OFF, threads, results[1], "raw INSERT (1 commit)", base);
+                    // a cell of its own: its writer thread's last batch must not run into another side's slice
+                    Harness.Result[] behindResults = harness.compare(threads, List.of(t -> {
+                        behind.call(ctx[t], BenchTools.PING, "{}");
+                        return true;
+                    }, t -> {
+                        raw.insertExecuted(BenchTools.PING, ctx[t].principal().key(), ctx[t].sessionId());
+                        return true;
+                    }));
+                    row(name, READ_BEHIND, threads, behindResults[0], "raw INSERT (1 commit)", behindResults[1]);
+                    if (!postgres && threads == 1) {
+                        Harness.Result[] sides = {results[0], behindResults[0]};
+                        for (int side = 0; side < 2; side++) {
+                            double p50 = sides[side].p50Micros();
+                            notes.add(String.format(Locale.ROOT, "goal %s: governed READ%s on H2 at 1 thread has p50 %.1f us"
+                                    + " (goal under %.0f us)", p50 < H2_READ_P50_GOAL ? "met" : "missed",
+                                    side == 0 ? "" : " (rows written behind, opt-in)", p50, H2_READ_P50_GOAL));
+                        }
+                    }
                     for (int side = 0; side < 2 && postgres; side++) {
                         double ratio = results[side].opsPerSecond() / base.opsPerSecond();
                         notes.add(String.format(Locale.ROOT, "goal %s: governed READ%s on PostgreSQL at %d thread(s) is"
