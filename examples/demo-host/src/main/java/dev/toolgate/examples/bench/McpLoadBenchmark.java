@@ -67,7 +67,9 @@ import java.util.stream.Stream;
  * (default socket: {@link KeptAliveConnection}, one kept-alive connection read and written on the
  * measuring thread, as an MCP client's HTTP stack does on the wire; httpclient: the JDK's
  * {@link java.net.http.HttpClient}, whose own thread hand-offs add more per call than the server's whole
- * path on 2 cores). The defaults take about 40 s per store.
+ * path on 2 cores); {@code --write-behind-ms N} opens the H2 and PostgreSQL stores with read rows
+ * written behind within N ms (the opt-in of {@code JdbcStore.Builder#writeBehind}; default 0, a commit on
+ * each call's path). The defaults take about 40 s per store.
  */
 public final class McpLoadBenchmark {
 
@@ -76,14 +78,14 @@ public final class McpLoadBenchmark {
 
     /** Parsed options. */
     record Options(List<String> stores, int[] clients, Duration warmup, Duration slice, int repeats, String pgUrl,
-                   String transport, McpSession.Client client) {
+                   String transport, McpSession.Client client, Duration writeBehind) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>();
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
                 if (!List.of("--stores", "--clients", "--warmup-ms", "--slice-ms", "--repeats", "--pg-url", "--transport",
-                        "--client").contains(key)
+                        "--client", "--write-behind-ms").contains(key)
                         || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + key);
                 }
@@ -108,7 +110,8 @@ public final class McpLoadBenchmark {
             return new Options(stores, clients, Duration.ofMillis(Long.parseLong(values.getOrDefault("--warmup-ms", "1000"))),
                     Duration.ofMillis(Long.parseLong(values.getOrDefault("--slice-ms", "2000"))), repeats, pgUrl,
                     JettyMcpServer.transport(values.getOrDefault("--transport", "jdk")),
-                    McpSession.Client.parse(values.getOrDefault("--client", "socket")));
+                    McpSession.Client.parse(values.getOrDefault("--client", "socket")),
+                    Duration.ofMillis(Long.parseLong(values.getOrDefault("--write-behind-ms", "0"))));
         }
     }
 
@@ -140,7 +143,7 @@ public final class McpLoadBenchmark {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: McpLoadBenchmark [--stores memory,h2,postgres] [--pg-url JDBC_URL] [--clients 1,8,64]"
                     + " [--warmup-ms 1000] [--slice-ms 2000] [--repeats 2] [--transport jdk|servlet]"
-                    + " [--client socket|httpclient]");
+                    + " [--client socket|httpclient] [--write-behind-ms 0]");
             System.exit(2);
             return;
         }
@@ -159,6 +162,11 @@ public final class McpLoadBenchmark {
         System.exit(0); // the HTTP clients' selector threads would otherwise linger until collected
     }
 
+    /** How the JDBC stores' names say that read rows are written behind, or nothing. */
+    private String behind() {
+        return options.writeBehind().isZero() ? "" : " (read rows written behind within " + options.writeBehind().toMillis() + " ms)";
+    }
+
     private Store open(String name) throws Exception {
         switch (name) {
             case "memory" -> {
@@ -166,14 +174,15 @@ public final class McpLoadBenchmark {
             }
             case "h2" -> {
                 Path dir = Files.createTempDirectory("toolgate-mcp-bench");
-                JdbcStore store = JdbcStore.builder().url("jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath()).build();
-                return new Store("H2", store, () -> directorySize(dir), () -> deleteTree(dir));
+                JdbcStore store = JdbcStore.builder().url("jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath())
+                        .writeBehind(options.writeBehind()).build();
+                return new Store("H2" + behind(), store, () -> directorySize(dir), () -> deleteTree(dir));
             }
             default -> {
                 String url = StorageBenchmark.freshSchema(options.pgUrl(), PG_SCHEMA);
-                JdbcStore store = JdbcStore.builder().url(url).build();
+                JdbcStore store = JdbcStore.builder().url(url).writeBehind(options.writeBehind()).build();
                 Connection sizes = DriverManager.getConnection(options.pgUrl());
-                return new Store("PostgreSQL", store, () -> schemaSize(sizes, PG_SCHEMA), () -> {
+                return new Store("PostgreSQL" + behind(), store, () -> schemaSize(sizes, PG_SCHEMA), () -> {
                     try (Connection c = sizes; Statement drop = c.createStatement()) {
                         drop.execute("DROP SCHEMA IF EXISTS " + PG_SCHEMA + " CASCADE");
                     }
