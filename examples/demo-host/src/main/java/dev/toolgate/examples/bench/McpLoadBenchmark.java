@@ -69,7 +69,9 @@ import java.util.stream.Stream;
  * {@link java.net.http.HttpClient}, whose own thread hand-offs add more per call than the server's whole
  * path on 2 cores); {@code --write-behind-ms N} opens the H2 and PostgreSQL stores with read rows
  * written behind within N ms (the opt-in of {@code JdbcStore.Builder#writeBehind}; default 0, a commit on
- * each call's path). The defaults take about 40 s per store.
+ * each call's path); {@code --jit-warmup-ms 20000} (MCP calls from 8 clients on an in-memory store before
+ * the first store, measuring nothing, so that no store is measured on code the JIT has not compiled
+ * yet; 0 for none). The defaults take about 40 s per store, and 20 s before the first.
  */
 public final class McpLoadBenchmark {
 
@@ -78,14 +80,14 @@ public final class McpLoadBenchmark {
 
     /** Parsed options. */
     record Options(List<String> stores, int[] clients, Duration warmup, Duration slice, int repeats, String pgUrl,
-                   String transport, McpSession.Client client, Duration writeBehind) {
+                   String transport, McpSession.Client client, Duration writeBehind, Duration jitWarmup) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>();
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
                 if (!List.of("--stores", "--clients", "--warmup-ms", "--slice-ms", "--repeats", "--pg-url", "--transport",
-                        "--client", "--write-behind-ms").contains(key)
+                        "--client", "--write-behind-ms", "--jit-warmup-ms").contains(key)
                         || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + key);
                 }
@@ -111,7 +113,8 @@ public final class McpLoadBenchmark {
                     Duration.ofMillis(Long.parseLong(values.getOrDefault("--slice-ms", "2000"))), repeats, pgUrl,
                     JettyMcpServer.transport(values.getOrDefault("--transport", "jdk")),
                     McpSession.Client.parse(values.getOrDefault("--client", "socket")),
-                    Duration.ofMillis(Long.parseLong(values.getOrDefault("--write-behind-ms", "0"))));
+                    Duration.ofMillis(Long.parseLong(values.getOrDefault("--write-behind-ms", "0"))),
+                    Duration.ofMillis(Long.parseLong(values.getOrDefault("--jit-warmup-ms", "20000"))));
         }
     }
 
@@ -143,7 +146,7 @@ public final class McpLoadBenchmark {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: McpLoadBenchmark [--stores memory,h2,postgres] [--pg-url JDBC_URL] [--clients 1,8,64]"
                     + " [--warmup-ms 1000] [--slice-ms 2000] [--repeats 2] [--transport jdk|servlet]"
-                    + " [--client socket|httpclient] [--write-behind-ms 0]");
+                    + " [--client socket|httpclient] [--write-behind-ms 0] [--jit-warmup-ms 20000]");
             System.exit(2);
             return;
         }
@@ -155,6 +158,7 @@ public final class McpLoadBenchmark {
                 Runtime.getRuntime().availableProcessors(), loadAverage(), System.getProperty("java.version"),
                 Runtime.getRuntime().maxMemory() >> 20, options.warmup().toMillis(), options.repeats(), options.slice().toMillis());
         McpLoadBenchmark bench = new McpLoadBenchmark(options);
+        bench.jitWarmup();
         for (String store : options.stores()) {
             bench.store(store);
         }
@@ -187,6 +191,41 @@ public final class McpLoadBenchmark {
                         drop.execute("DROP SCHEMA IF EXISTS " + PG_SCHEMA + " CASCADE");
                     }
                 });
+            }
+        }
+    }
+
+    /**
+     * Drives the whole MCP path on an in-memory store for {@code --jit-warmup-ms}, measuring nothing: on 2
+     * cores the JIT compiles that path (HTTP, JSON, the SDK, the gate) for tens of seconds, longer than a
+     * store's own warm-up, and the first store measured was the slower for it (8 clients: 2,100-3,400
+     * calls/s where the same store measured again after the others reached 4,600-8,500).
+     */
+    private void jitWarmup() throws Exception {
+        if (options.jitWarmup().isZero()) {
+            return;
+        }
+        System.out.printf(Locale.ROOT, "JIT warm-up: %d ms of MCP calls from 8 clients on an in-memory store ...%n",
+                options.jitWarmup().toMillis());
+        Principal[] principals = new Principal[8];
+        Map<String, Principal> tokens = new LinkedHashMap<>();
+        for (int i = 0; i < principals.length; i++) {
+            principals[i] = Principal.user("mcp-warmup-" + i, BenchTools.RULE);
+            tokens.put("client-" + i + "-token", principals[i]);
+        }
+        try (Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(new InMemoryStore())
+                .provider(new BenchTools().provider()).budget(ToolBudget.unlimited()).build()) {
+            JettyMcpServer.Served server = JettyMcpServer.start(options.transport(), gate, McpAuthenticator.fixed(tokens), 64);
+            try {
+                Cell warm = new Cell(gate, server.endpoint(), principals, 8, options.client());
+                try {
+                    Harness.drive(8, warm.mcp, options.jitWarmup());
+                    Harness.drive(8, warm.inProcess, options.jitWarmup().dividedBy(10));
+                } finally {
+                    warm.close();
+                }
+            } finally {
+                server.close();
             }
         }
     }
