@@ -308,8 +308,8 @@ final class WriteBehind implements AutoCloseable {
                 }
                 return null;
             });
+            recovered(); // the state first, the counts after: once nothing is unwritten, nothing is failing
             settled(batch, 0);
-            recovered();
             return true;
         } catch (StoreUnavailableException e) {
             return unavailable(batch, e);
@@ -328,33 +328,52 @@ final class WriteBehind implements AutoCloseable {
 
     /** After a batch the database refused: each row on its own, so that one bad row holds up no other. */
     private boolean oneByOne(List<Waiting> batch) {
+        List<Waiting> wrote = new ArrayList<>();
         List<Waiting> again = new ArrayList<>();
+        int drop = 0;
         for (int i = 0; i < batch.size(); i++) {
             Waiting w = batch.get(i);
             try {
                 db.withConnection(c -> insert.update(c, p -> CallRows.bind(p, w.row)));
-                settled(List.of(w), 0);
+                wrote.add(w);
             } catch (StoreUnavailableException e) {
                 again.addAll(batch.subList(i, batch.size()));
-                return unavailable(again, e);
+                boolean settled = unavailable(again, e);
+                settled(wrote, drop);
+                return settled;
             } catch (RuntimeException e) {
                 if (++w.attempts >= ATTEMPTS) {
-                    settled(List.of(), 1);
+                    drop++;
                     byId.remove(w.row.id());
-                    LOG.error("The audit row of call {} ({}) was refused {} times and is dropped: {}", w.row.id(),
-                            w.row.toolName(), ATTEMPTS, e.getMessage());
+                    LOG.error("The audit row of call {} ({}) was refused {} times and is dropped ({})", w.row.id(),
+                            w.row.toolName(), ATTEMPTS, refusal(e));
                 } else {
                     again.add(w);
                 }
             }
         }
+        // the state first, the counts after: once nothing is unwritten, the writer is no longer failing
         if (again.isEmpty()) {
             recovered();
-            return true;
+        } else {
+            giveBack(again);
+            failing = true;
         }
-        giveBack(again);
-        failing = true;
-        return false;
+        settled(wrote, drop);
+        return again.isEmpty();
+    }
+
+    /**
+     * What the database said, without its message: a database's message can quote the row's values
+     * (H2 quotes a key or a value that is too long), and a log line carries none of a row's data.
+     */
+    static String refusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql) {
+                return "SQLState " + sql.getSQLState() + ", error code " + sql.getErrorCode();
+            }
+        }
+        return e.getClass().getSimpleName();
     }
 
     private boolean unavailable(List<Waiting> rows, StoreUnavailableException e) {
