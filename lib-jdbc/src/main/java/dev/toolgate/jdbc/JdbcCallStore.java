@@ -26,7 +26,8 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  *   <li>{@link #admit}: see {@link Admissions}; no audit row.</li>
  *   <li>{@link #record}: one durable autocommit insert of the finished call, so a governed read costs
  *       one commit; or, with {@link JdbcStore.Builder#writeBehind}, outside a run, no statement on the
- *       call's path: the row joins a batch that {@link WriteBehind} writes in one transaction. A step of a durable execution is the same insert: the unique index
+ *       call's path: the row joins a batch that {@link WriteBehind} writes in one transaction. A step of
+ *       a durable execution is the same insert: the unique index
  *       {@value #STEP_INDEX} on {@code (execution_id, step_seq)} refuses a second row for a step, and
  *       that violation (told from others by the index's name) becomes {@link StepTakenException}; no
  *       statement is added, for steps or for other calls.</li>
@@ -450,7 +451,7 @@ final class JdbcCallStore implements CallStore {
         if (id == null) {
             return Optional.empty();
         }
-        CallRecord waiting = behind == null ? null : behind.waiting(id);
+        CallRecord waiting = waiting(id);
         return waiting != null ? Optional.of(waiting) : db.withHandle(h -> find(h, id));
     }
 
@@ -460,7 +461,7 @@ final class JdbcCallStore implements CallStore {
         if (id == null) {
             return Optional.empty();
         }
-        CallRecord waiting = behind == null ? null : behind.waiting(id);
+        CallRecord waiting = waiting(id);
         if (waiting != null) {
             return Optional.of(new FoundCall(waiting, now()));
         }
@@ -469,15 +470,25 @@ final class JdbcCallStore implements CallStore {
                 .findOne());
     }
 
+    /** The row of call {@code id} if it waits to be written behind, else null. */
+    private CallRecord waiting(String id) {
+        return behind == null ? null : behind.waiting(id);
+    }
+
+    /** Writes every row waiting behind, so that a statement reading the table sees them. */
+    private void writeWaiting() {
+        if (behind != null) {
+            behind.flush();
+        }
+    }
+
     private static Optional<CallRecord> find(Handle h, String id) {
         return h.createQuery(SELECT + " WHERE id = :id").bind("id", id).map(CallRows.MAPPER).findOne();
     }
 
     @Override
     public List<CallRecord> query(CallQuery query) {
-        if (behind != null) {
-            behind.flush();
-        }
+        writeWaiting();
         List<String> where = new ArrayList<>();
         if (query.tenantId() != null) {
             where.add("tenant_id = :tenant_id");
@@ -545,9 +556,7 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public int purge(Purge kind, Instant before, int limit) {
-        if (behind != null) {
-            behind.flush(); // a purge sees every row this instance has recorded, like a query
-        }
+        writeWaiting(); // a purge sees every row this instance has recorded, like a query
         return purges.purge(kind, before, limit);
     }
 
