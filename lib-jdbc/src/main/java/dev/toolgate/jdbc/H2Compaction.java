@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.h2.engine.Session;
 import org.h2.engine.SessionLocal;
@@ -37,15 +38,17 @@ import org.slf4j.LoggerFactory;
  * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the live pages
  * of the chunks no fuller than that average (see {@link #rewrite}, at most {@value #WRITE_LIMIT} bytes;
  * if none of those can be rewritten, of any chunks, {@link MVStore#compact(int, int)}) and commits them
- * (so that an idle database shrinks too); when the used share of the file is under {@code fillRate}, or
- * the store made no commit since the last round, it has H2 free the dead chunks whose retention time has
+ * (so that an idle database shrinks too); when the store made no commit since the last round, or, while
+ * calls commit, less than half of {@code fillRate} of the file is used (see {@link #MOVE_UNDER_LOAD_DIVISOR}),
+ * it has H2 free the dead chunks whose retention time has
  * passed and, if the share is then under {@code fillRate}, move chunks into the holes and truncate the
  * file ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}; a commit is what otherwise frees
  * dead chunks, and an idle store makes none). Once an idle store's rounds have had nothing to do for
  * longer than the retention time, one pass rewrites the chunks under {@value #IDLE_FILL_RATE}% live (see
  * {@link #idlePass}): a file that settled at {@code fillRate} with a fifth of its chunks dead comes down
  * to about 1.1 times its data, and then nothing more is written until a commit. Each step holds H2's store lock
- * for a bounded piece of work, as H2's own background housekeeping does. The interval is what holds the
+ * for a bounded piece of work, as H2's own background housekeeping does, and the round then pauses as
+ * long as the step took, so that the commits that queued meanwhile go first (see {@link #breathe}). The interval is what holds the
  * file near its data: the garbage a round leaves is what the calls wrote since the one before
  * ({@code H2DiskBenchmark} measured the choice; see the module's README). It sets the store's
  * retention time (how long a dead chunk's space waits before reuse, and a chunk before it may be
@@ -67,8 +70,13 @@ final class H2Compaction implements AutoCloseable {
     static final Duration DEFAULT_INTERVAL = Duration.ofMillis(250);
     /** Compact when less than this percentage of the chunks, or of the file, is live, unless configured. */
     static final int DEFAULT_FILL_RATE = 80;
-    /** Live bytes rewritten by one step of a round. */
-    static final int WRITE_LIMIT = 4 << 20;
+    /**
+     * Live bytes rewritten by one step of a round: 1 MB. A step holds H2's store lock, which every
+     * commit needs, and reads the pages it rewrites from the file, on the store's {@code async:} file
+     * system each through a thread of the JDK's pool: on a busy machine, steps of 4 MB held the lock up to
+     * 361 ms (median 2.8 ms), and a call waited that long (see the module's README).
+     */
+    static final int WRITE_LIMIT = 1 << 20;
     /**
      * The live share, in percent, below which an idle store's round rewrites a chunk, for one pass over
      * the live data of each idle period (see {@link #idleSteps}).
@@ -76,6 +84,14 @@ final class H2Compaction implements AutoCloseable {
     static final int IDLE_FILL_RATE = 95;
     /** Bytes of chunks moved by one step of a round. */
     static final long MOVE_LIMIT = 16L << 20;
+    /**
+     * While calls commit, chunks are moved only when less than the fill rate divided by this of the
+     * file is used: a move syncs the file under H2's store lock, and under a write-heavy load the sync
+     * waits for every write before it (60 ms median, 240 ms at worst, every call waiting). Under load the
+     * dead chunks' space is reused by new chunks, so the file stops growing without moves, and an idle
+     * round moves and truncates as before.
+     */
+    static final int MOVE_UNDER_LOAD_DIVISOR = 2;
     /**
      * How long a dead chunk's space is kept before it is reused, and a chunk before it may be
      * rewritten, unless configured: 2 s. H2's own 45 s keeps the last 45 s of writes in the file beyond
@@ -95,6 +111,8 @@ final class H2Compaction implements AutoCloseable {
     static final Duration SAFE_RETENTION = Duration.ofSeconds(1);
     /** A round stops starting steps after this many milliseconds. */
     static final long BUDGET_MS = 200;
+    /** The shortest pause between two steps of a round: see {@link #breathe}. */
+    static final long MIN_PAUSE_NANOS = 500_000;
 
     private static final Logger LOG = LoggerFactory.getLogger(H2Compaction.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
@@ -237,6 +255,7 @@ final class H2Compaction implements AutoCloseable {
                 // the live share of the chunks a rewrite may take (older than the retention time): the young
                 // ones, dead or not, wait for it in any case, and counting them sent every round of a busy
                 // file into rewriting old, full chunks for nothing (4 times the compaction's CPU per call)
+                long stepStarted = System.nanoTime();
                 int live = rewritableFillRate(file);
                 // the sparse chunks first; if none of them can be rewritten (the newest chunk, pinned pages
                 // of open transactions), any chunk, so that a small or idle file still comes down. An idle
@@ -250,9 +269,10 @@ final class H2Compaction implements AutoCloseable {
                 // H2 first frees the dead chunks whose retention time has passed (dropUnusedChunks), then moves
                 // chunks only if the share is under fillRate. A commit frees them too, but an idle store makes
                 // none, and until they are freed they count as used: checking the share first left an idle
-                // file at 3 times its live data. Under load the commits free them, and the share decides
+                // file at 3 times its live data. Under load the commits free them, new chunks reuse their space,
+                // and only a file less than half of fillRate used is worth a move's sync under the lock
                 int used = file.getFillRate();
-                if (used < fillRate || idle) {
+                if (idle || used < fillRate / MOVE_UNDER_LOAD_DIVISOR) {
                     long size = file.size();
                     file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
                     if (file.size() < size || file.getFillRate() > used) {
@@ -261,6 +281,9 @@ final class H2Compaction implements AutoCloseable {
                     }
                 }
                 worked |= progress;
+                if (progress) {
+                    breathe(System.nanoTime() - stepStarted);
+                }
             }
             quietRounds = idle && !worked ? quietRounds + 1 : 0;
             if (quietRounds >= settledAfter && !idlePassDone && !closed && IDLE_FILL_RATE > fillRate) {
@@ -285,6 +308,16 @@ final class H2Compaction implements AutoCloseable {
                 LOG.warn("H2 compaction failed; the database file may grow until it works again", e);
             }
         }
+    }
+
+    /**
+     * Waits as long as the step that just ended took (at least {@value #MIN_PAUSE_NANOS} ns), so that
+     * commits queued on H2's store lock during the step take it before the next step does: the lock is
+     * not fair, and a thread that releases it and asks again at once mostly gets it back. A round then
+     * holds the lock at most about half its time.
+     */
+    private static void breathe(long stepNanos) {
+        LockSupport.parkNanos(Math.max(MIN_PAUSE_NANOS, stepNanos));
     }
 
     /**

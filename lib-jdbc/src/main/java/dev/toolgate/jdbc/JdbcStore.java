@@ -153,6 +153,8 @@ public final class JdbcStore implements ToolgateStore {
 
     /** The H2 file database used when neither a URL nor a data source is configured. */
     public static final String DEFAULT_URL = "jdbc:h2:file:~/.toolgate/toolgate";
+    /** H2's page size for the embedded file databases the store opens: see {@code Builder.smallPages}. */
+    static final int H2_PAGE_SIZE = 4096;
     /** Connections in a pool the store creates, unless configured. */
     public static final int DEFAULT_POOL_SIZE = 10;
     /** How long an operation waits for a pooled connection before failing, unless configured. */
@@ -432,7 +434,7 @@ public final class JdbcStore implements ToolgateStore {
 
         private HikariDataSource pool() {
             String given = s.url != null ? s.url : DEFAULT_URL;
-            String url = interruptSafe(given);
+            String url = smallPages(interruptSafe(given));
             if (url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
                 H2Recovery.beforeOpen(url); // a killed process's last commits, which H2's own open can miss
             }
@@ -567,6 +569,23 @@ public final class JdbcStore implements ToolgateStore {
             String path = settings < 0 ? name : name.substring(0, settings);
             // as H2 reads a name: a scheme is what precedes a colon at index 2 or later (C:/ is a drive)
             return path.indexOf(':') < 2 && !path.isEmpty() ? prefix + "async:" + name : url;
+        }
+
+        /**
+         * The URL with H2's {@code PAGE_SIZE} set to {@value JdbcStore#H2_PAGE_SIZE} bytes when it is an
+         * embedded file URL on H2's {@code async:} file system (what {@link #interruptSafe} makes of a file
+         * URL) that names no page size; any other URL as it is. The page size is where H2 splits a B-tree page,
+         * and a commit writes a new copy of each page it touched: for a governed call, a leaf and its path
+         * to the root in each of the call table's 12 B-trees. With H2's 16 KB, the MCP load benchmark's H2
+         * file grew by 23.6 KB per call with the compaction off, with 4 KB by 13.9 KB, at the same
+         * calls per second; so the compaction has 40% less to rewrite (see the module's README).
+         */
+        static String smallPages(String url) {
+            if (!url.regionMatches(true, 0, "jdbc:h2:async:", 0, 14)
+                    || url.toUpperCase(Locale.ROOT).replace(" ", "").contains(";PAGE_SIZE=")) {
+                return url;
+            }
+            return url + ";PAGE_SIZE=" + H2_PAGE_SIZE;
         }
 
         /** A URL without credentials, for logs. */

@@ -21,9 +21,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
+import org.h2.engine.SessionLocal;
+import org.h2.jdbc.JdbcConnection;
 import org.h2.mvstore.MVStoreTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The embedded H2 file under a write-heavy load: governed reads (one audit row each) from real threads
@@ -73,6 +77,41 @@ class H2FileSizeTest {
             assertThat(reopened.calls().countPending("nobody")).isZero();
         }
         assertThat(rows(url)).isGreaterThan(200);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "jdbc:h2:async:/srv/tg | jdbc:h2:async:/srv/tg;PAGE_SIZE=4096",
+            "jdbc:h2:ASYNC:/srv/tg;MODE=PostgreSQL | jdbc:h2:ASYNC:/srv/tg;MODE=PostgreSQL;PAGE_SIZE=4096",
+            "jdbc:h2:async:/srv/tg;page_size=8192 | jdbc:h2:async:/srv/tg;page_size=8192",
+            "jdbc:h2:async:/srv/tg;PAGE_SIZE = 16384 | jdbc:h2:async:/srv/tg;PAGE_SIZE = 16384",
+            "jdbc:h2:nio:/srv/tg | jdbc:h2:nio:/srv/tg",
+            "jdbc:h2:file:/srv/tg | jdbc:h2:file:/srv/tg",
+            "jdbc:h2:mem:tg | jdbc:h2:mem:tg",
+            "jdbc:h2:tcp://db:9092/~/tg | jdbc:h2:tcp://db:9092/~/tg",
+            "jdbc:h2:file:~/demo;AUTO_SERVER=TRUE | jdbc:h2:file:~/demo;AUTO_SERVER=TRUE",
+            "jdbc:postgresql://db/app | jdbc:postgresql://db/app"})
+    void anAsyncFileUrlGetsSmallPagesUnlessItNamesAPageSize(String given, String opened) {
+        assertThat(JdbcStore.Builder.smallPages(given)).isEqualTo(opened);
+    }
+
+    @Test
+    void theStoreOpensItsFileWithSmallPagesAndKeepsAPageSizeTheUrlNames() throws Exception {
+        String url = "jdbc:h2:file:" + dir.resolve("paged").toAbsolutePath();
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).build()) {
+            assertThat(pageSize(url)).as("H2's page size of the store's file database").isEqualTo(JdbcStore.H2_PAGE_SIZE);
+        }
+        String named = "jdbc:h2:file:" + dir.resolve("named").toAbsolutePath() + ";PAGE_SIZE=8192";
+        try (JdbcStore store = JdbcStore.builder().url(named).poolSize(2).build()) {
+            assertThat(pageSize(named)).as("the page size the URL names").isEqualTo(8192);
+        }
+    }
+
+    /** H2's page size of the open database at {@code url}, read through a connection that joins it. */
+    private static int pageSize(String url) throws SQLException {
+        try (Connection c = DriverManager.getConnection(JdbcStore.Builder.interruptSafe(url))) {
+            return ((SessionLocal) c.unwrap(JdbcConnection.class).getSession()).getDatabase().getPageSize();
+        }
     }
 
     @Test
