@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * calls commit, less than half of {@code fillRate} of the file is used (see {@link #MOVE_UNDER_LOAD_DIVISOR}),
  * it has H2 free the dead chunks whose retention time has
  * passed and, if the share is then under {@code fillRate}, move chunks into the holes and truncate the
- * file ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}; a commit is what otherwise frees
+ * file ({@link RandomAccessStore#compactMoveChunks(int, long, MVStore)}, after syncing the file without the
+ * lock, so that the move's own syncs under it find little to write; a commit is what otherwise frees
  * dead chunks, and an idle store makes none). Once an idle store's rounds have had nothing to do for
  * longer than the retention time, one pass rewrites the chunks under {@value #IDLE_FILL_RATE}% live (see
  * {@link #idlePass}): a file that settled at {@code fillRate} with a fifth of its chunks dead comes down
@@ -274,6 +275,9 @@ final class H2Compaction implements AutoCloseable {
                 int used = file.getFillRate();
                 if (idle || used < fillRate / MOVE_UNDER_LOAD_DIVISOR) {
                     long size = file.size();
+                    // the moves sync the file under the store lock, up to four times; the writes not yet on
+                    // disk (after a burst, up to the OS's 30 s of them) are flushed here first, without it
+                    file.sync();
                     file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
                     if (file.size() < size || file.getFillRate() > used) {
                         progress = true;
