@@ -156,6 +156,8 @@ final class H2Compaction implements AutoCloseable {
     private volatile MVStore current;
     /** The store's version at the end of the last round: unchanged at the next means no commit came between. */
     private long lastVersion = -1;
+    /** The store's version when this thread last synced the file before a move; -1 before the first. */
+    private long syncedVersion = -1;
     /** Whether this idle period (no commit but the rounds' own since) has had its pass at {@link #IDLE_FILL_RATE}. */
     private boolean idlePassDone;
     /** Rounds in a row of an idle store that found nothing to do. */
@@ -276,8 +278,13 @@ final class H2Compaction implements AutoCloseable {
                 if (idle || used < fillRate / MOVE_UNDER_LOAD_DIVISOR) {
                     long size = file.size();
                     // the moves sync the file under the store lock, up to four times; the writes not yet on
-                    // disk (after a burst, up to the OS's 30 s of them) are flushed here first, without it
-                    file.sync();
+                    // disk (after a burst, up to the OS's 30 s of them) are flushed here first, without it,
+                    // once per version of the store (an idle store's rounds sync it once, not 4 times a second)
+                    long version = store.getCurrentVersion();
+                    if (version != syncedVersion) {
+                        file.sync();
+                        syncedVersion = version;
+                    }
                     file.compactMoveChunks(fillRate, MOVE_LIMIT, store);
                     if (file.size() < size || file.getFillRate() > used) {
                         progress = true;
