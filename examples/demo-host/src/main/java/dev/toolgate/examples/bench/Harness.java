@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -157,6 +158,56 @@ final class Harness {
 
     private static long cpuNow() {
         return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
+    }
+
+    /**
+     * Drives {@code ops} on one thread in turn, {@code window} each, until every op's throughput is
+     * steady (no longer getting faster, see {@link #steady}) or
+     * {@code max} has passed: on a small machine a fresh JVM compiles a governed call's path (engine,
+     * JDBC driver, pool) for twenty seconds and more, and a cell measured before that measures the
+     * compiler. Returns what it took, for the report.
+     */
+    static String warmUntilSteady(List<Op> ops, Duration window, Duration max) throws Exception {
+        long start = System.nanoTime();
+        List<List<Double>> rates = new ArrayList<>();
+        for (int i = 0; i < ops.size(); i++) {
+            rates.add(new ArrayList<>());
+        }
+        while (true) {
+            for (int i = 0; i < ops.size(); i++) {
+                Sample s = slice(1, ops.get(i), window);
+                rates.get(i).add(s.latencies().length / (window.toNanos() / 1e9));
+            }
+            boolean steady = rates.stream().allMatch(Harness::steady);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (steady || seconds >= max.toNanos() / 1e9) {
+                return String.format(Locale.ROOT, "%s after %.0f s of warm-up (%d workloads, %d ms each in turn)",
+                        steady ? "steady" : "NOT steady", seconds, ops.size(), window.toMillis());
+            }
+        }
+    }
+
+    private static final int STEADY_WINDOWS = 3;
+    /** How much faster the last windows may be than the ones before and still count as steady. */
+    private static final double STEADY_GAIN = 1.05;
+
+    /**
+     * No longer getting faster: the median of the last {@value #STEADY_WINDOWS} windows is at most
+     * {@code STEADY_GAIN} times the median of the {@value #STEADY_WINDOWS} before them. (Windows on a
+     * shared 2-core machine scatter by more than 10 % even when warm, so a spread test never ends; a
+     * compiler still at work shows as a trend instead.)
+     */
+    private static boolean steady(List<Double> rates) {
+        int n = rates.size();
+        if (n < 2 * STEADY_WINDOWS) {
+            return false;
+        }
+        return median(rates.subList(n - STEADY_WINDOWS, n)) <= STEADY_GAIN * median(rates.subList(n - 2 * STEADY_WINDOWS, n - STEADY_WINDOWS));
+    }
+
+    private static double median(List<Double> values) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted[sorted.length / 2];
     }
 
     /** Runs {@code op} on {@code threads} threads for {@code length}, measuring nothing (a warm-up). */

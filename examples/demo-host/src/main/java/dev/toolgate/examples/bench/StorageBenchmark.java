@@ -64,6 +64,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code -Dbench.warmup-ms}, {@code -Dbench.slice-ms} and {@code -Dbench.rounds} change that
  * (default 1000 ms, 1000 ms, 3 rounds); the engine part first drives its workloads for
  * {@code -Dbench.jit-warmup-ms} (3000 ms in all) so that the JIT has compiled the engine's path before any cell;
+ * each database part first drives its governed calls and their baselines in turn, half a second each,
+ * until none is still getting faster (the median of its last three turns at most 5 % above that of
+ * the three before) or {@code -Dbench.db-warmup-ms}
+ * (40,000) has passed, and says which in a note: on a 2-core machine a fresh JVM compiles the path of
+ * a governed call on a database (driver and pool included) for about twenty seconds, and a propose +
+ * apply measured in that time ran at a third of its later speed;
  * {@code -Dbench.only} runs only the parts it names, comma-separated:
  * {@code engine} (the in-memory rows: what the engine itself costs), {@code observability} (the metrics'
  * overhead), {@code h2}, {@code postgres}; {@code -Dbench.h2-compact-interval-ms} sets the H2 store's
@@ -81,6 +87,8 @@ public final class StorageBenchmark {
 
     private static final int POOL_SIZE = 8;
     private static final int[] THREADS = {1, 4};
+    /** Each workload's turn in the warm-up that runs until throughput is steady, before a database's cells. */
+    private static final Duration DB_WARMUP_WINDOW = Duration.ofMillis(500);
     private static final int PRINCIPALS = 100;
     private static final int CAP = 5;
     private static final Duration WINDOW = Duration.ofSeconds(1);
@@ -111,6 +119,8 @@ public final class StorageBenchmark {
     private static final double PAIR_GOAL = 0.8;
 
     private final Harness harness;
+    /** The longest warm-up before a database's cells ({@code -Dbench.db-warmup-ms}); it ends sooner once steady. */
+    private final Duration dbWarmup = Duration.ofMillis(Long.getLong("bench.db-warmup-ms", 40_000));
     private final List<String[]> table = new ArrayList<>();
     private final List<String[]> budgetTable = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
@@ -341,6 +351,24 @@ public final class StorageBenchmark {
             BenchTools tools = new BenchTools();
             try (Toolgate gate = gate(store, tools, ToolBudget.unlimited());
                  Toolgate behind = gate(behindStore, tools, ToolBudget.unlimited())) {
+                CallContext warm = contexts("warm-reader", 1)[0];
+                Sessions warmSessions = new Sessions(contexts("warm-writer", 1));
+                Sessions rawSessions = new Sessions(contexts("warm-raw-writer", 1));
+                notes.add(name + ", governed calls and their baselines: " + Harness.warmUntilSteady(List.of(t -> {
+                    gate.call(warm, BenchTools.PING, "{}");
+                    return true;
+                }, t -> {
+                    raw.insertExecuted(BenchTools.PING, warm.principal().key(), warm.sessionId());
+                    return true;
+                }, t -> {
+                    CallContext ctx = warmSessions.next(t);
+                    gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
+                    return true;
+                }, t -> {
+                    CallContext ctx = rawSessions.next(t);
+                    raw.proposeClaimComplete(ctx.principal().key(), ctx.sessionId(), postgres);
+                    return true;
+                }), DB_WARMUP_WINDOW, dbWarmup));
                 for (int threads : THREADS) {
                     CallContext[] ctx = contexts("reader", threads);
                     Harness.Result[] results = harness.compare(threads, List.of(t -> {
@@ -440,6 +468,26 @@ public final class StorageBenchmark {
             }
             try (Toolgate budgeted = gate(store, tools, ToolBudget.perPrincipal(CAP, WINDOW))) {
                 Bucket4jBaseline bucket4j = postgres ? new Bucket4jBaseline(raw.dataSource(), CAP, WINDOW) : null;
+                CallContext[] warmPrincipals = contexts("budget-warm-", PRINCIPALS);
+                List<Harness.Op> warmOps = new ArrayList<>(List.of(t -> {
+                    try {
+                        budgeted.call(warmPrincipals[ThreadLocalRandom.current().nextInt(PRINCIPALS)], BenchTools.PING, "{}");
+                    } catch (BudgetExceededException e) {
+                        return false;
+                    }
+                    return true;
+                }));
+                if (bucket4j != null) {
+                    warmOps.add(t -> {
+                        int p = ThreadLocalRandom.current().nextInt(PRINCIPALS);
+                        if (!bucket4j.tryConsume(99_000L + p)) {
+                            return false;
+                        }
+                        raw.insertExecuted("bucket4j", "user:bucket4j-warm-" + p, "s");
+                        return true;
+                    });
+                }
+                notes.add(name + ", budgeted calls and their baseline: " + Harness.warmUntilSteady(warmOps, DB_WARMUP_WINDOW, dbWarmup));
                 for (int threads : THREADS) {
                     String prefix = "budget-" + threads + "-";
                     CallContext[] principals = contexts(prefix, PRINCIPALS);

@@ -1,0 +1,107 @@
+package dev.toolgate.examples.bench;
+
+import dev.toolgate.Toolgate;
+import dev.toolgate.gate.CallContext;
+import dev.toolgate.access.Principal;
+import dev.toolgate.jdbc.JdbcStore;
+import dev.toolgate.budget.ToolBudget;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * One workload for a profiler, on one thread, side by side with its raw baseline in alternating
+ * half-second slices: the governed READ against the raw durable insert ({@code --workload read}), or a
+ * propose + apply pair against the raw insert, claim and outcome ({@code --workload pair}, sessions of
+ * 10 proposals as in {@link StorageBenchmark}), for {@code --seconds} (default 30). Run it under JFR
+ * ({@code MAVEN_OPTS=-XX:StartFlightRecording=filename=read.jfr,settings=profile}) to see where a
+ * governed call's time goes beyond the commit; with {@code pg_stat_statements} installed, the database
+ * side shows each statement's own execution time.
+ *
+ * <p>Arguments: {@code --url jdbc:...} (default {@code TOOLGATE_TEST_PG_URL}), {@code --seconds N},
+ * {@code --workload read|pair}.
+ */
+public final class CallPathProfile {
+
+    private CallPathProfile() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String url = System.getenv("TOOLGATE_TEST_PG_URL");
+        int seconds = 30;
+        String workload = "read";
+        boolean verbose = Boolean.getBoolean("profile.verbose");
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--url" -> url = args[i + 1];
+                case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
+                case "--workload" -> workload = args[i + 1];
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--url, --seconds, --workload)");
+            }
+        }
+        boolean pair = switch (workload) {
+            case "read" -> false;
+            case "pair" -> true;
+            default -> throw new IllegalArgumentException("--workload is read or pair, not " + workload);
+        };
+        if (url == null) {
+            throw new IllegalArgumentException("no database: pass --url or set TOOLGATE_TEST_PG_URL");
+        }
+        BenchTools tools = new BenchTools();
+        CallContext ctx = CallContext.of(Principal.user("profile", BenchTools.RULE)).withTenant("acme").withSession("profile");
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(4).build();
+             RawBaseline raw = new RawBaseline(url, RawBaseline.script(url.startsWith("jdbc:postgresql:")), 4);
+             Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(store)
+                     .provider(tools.provider()).budget(ToolBudget.unlimited()).maxPendingPerSession(1000)
+                     .sweepInterval(Duration.ZERO).build()) {
+            long count = 0;
+            long[][] sums = new long[2][];
+            for (int s = 0; s < seconds; s++) {
+                for (int side = 0; side < 2; side++) {
+                    long[] lat = new long[1 << 16];
+                    int n = 0;
+                    long end = System.nanoTime() + 500_000_000L;
+                    while (n < lat.length) {
+                        long t0 = System.nanoTime();
+                        CallContext session = ctx.withSession("profile-" + count++ / 10);
+                        if (pair && side == 0) {
+                            gate.apply(session, gate.propose(session, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
+                        } else if (pair) {
+                            raw.proposeClaimComplete(session.principal().key(), session.sessionId(), url.startsWith("jdbc:postgresql:"));
+                        } else if (side == 0) {
+                            gate.call(ctx, BenchTools.PING, "{}");
+                        } else {
+                            raw.insertExecuted(BenchTools.PING, ctx.principal().key(), ctx.sessionId());
+                        }
+                        long t1 = System.nanoTime();
+                        lat[n++] = t1 - t0;
+                        if (t1 > end) {
+                            break;
+                        }
+                    }
+                    long[] slice = Arrays.copyOf(lat, n);
+                    sums[side] = sums[side] == null ? slice : concat(sums[side], slice);
+                    if (verbose) {
+                        Arrays.sort(slice);
+                        System.out.printf(Locale.ROOT, "  second %3d %-14s p50 %7.1f us  mean %7.1f us%n", s, side == 0 ? "Toolgate" : "raw",
+                                slice[n / 2] / 1e3, Arrays.stream(slice).average().orElse(0) / 1e3);
+                    }
+                }
+            }
+            for (int side = 0; side < 2; side++) {
+                long[] all = sums[side];
+                Arrays.sort(all);
+                double mean = Arrays.stream(all).average().orElse(0) / 1e3;
+                System.out.printf(Locale.ROOT, "%-14s calls %,9d  mean %6.1f us  p50 %6.1f  p90 %6.1f  p99 %7.1f%n",
+                        side == 0 ? (pair ? "propose+apply" : "governed READ") : (pair ? "raw 3 commits" : "raw INSERT"), all.length, mean, all[all.length / 2] / 1e3,
+                        all[(int) (all.length * 0.9)] / 1e3, all[(int) (all.length * 0.99)] / 1e3);
+            }
+        }
+    }
+
+    private static long[] concat(long[] a, long[] b) {
+        long[] c = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+}
