@@ -57,7 +57,10 @@ public interface CallStore {
     /**
      * Writes a finished call ({@code EXECUTED}, {@code FAILED}, {@code INVALID} or {@code DENIED}) in
      * one write. Keeps the record's {@code createdAt} (its admission time) or, if null, sets the store's
-     * time; sets {@code completedAt} to the store's time. Durable when it returns, unless the host opted
+     * time; sets {@code completedAt} to the store's time, never before {@code createdAt}. These two times
+     * only record when the call happened, so a store may take them from its estimate of its own clock
+     * (the JDBC store does, within half a round trip of the database's) rather than read them back; the
+     * returned record holds exactly what was stored. Durable when it returns, unless the host opted
      * into a store that writes such rows behind the call (never a step of a run), which then still finds
      * the row on this instance at once.
      *

@@ -472,8 +472,8 @@ public final class InMemoryStore implements ToolgateStore {
                 throw new IllegalArgumentException("record takes a finished call, not " + call.status());
             }
             Instant now = now();
-            CallRecord stored = call.toBuilder().createdAt(call.createdAt() == null ? now : call.createdAt())
-                    .completedAt(now).build();
+            Instant created = call.createdAt() == null ? now : call.createdAt();
+            CallRecord stored = call.toBuilder().createdAt(created).completedAt(now.isBefore(created) ? created : now).build();
             insert(stored);
             finished(stored.id());
             return stored;

@@ -9,6 +9,7 @@ import dev.toolgate.policy.ModeSource;
 import dev.toolgate.tool.Effect;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Locale;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -47,6 +48,15 @@ final class CallRows {
                 + ":token_digest, " + expiresAt + ", :result_json, :error, " + completedAt + ", :duration_millis, :applied_by, "
                 + appliedAt + ", " + outcomeDueAt + ", :decided_by, :decision_reason, :supersedes, :superseded_by, "
                 + ":execution_id, :step_seq, :reverts, :reverted_by";
+    }
+
+    /**
+     * {@code call} with the times a finished call's row gets at {@code now}: its {@code createdAt} (an
+     * admission's time) or {@code now}, and {@code now} as {@code completedAt}, never before {@code createdAt}.
+     */
+    static CallRecord finished(CallRecord call, Instant now) {
+        Instant created = call.createdAt() != null ? call.createdAt() : now;
+        return call.toBuilder().createdAt(created).completedAt(now.isBefore(created) ? created : now).build();
     }
 
     /** Binds every column of {@link #values}, including {@code :created_at} (null lets the SQL decide). */

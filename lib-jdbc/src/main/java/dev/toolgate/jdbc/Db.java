@@ -45,6 +45,7 @@ final class Db {
     private final Dialect dialect;
     private final String nowSql;
     private final Clock clock;
+    private final DatabaseClock estimate;
     private final Duration connectionTimeout;
     private volatile boolean closed;
 
@@ -54,6 +55,7 @@ final class Db {
         this.dialect = dialect;
         this.nowSql = "COALESCE(CAST(:now AS TIMESTAMP WITH TIME ZONE), " + dialect.currentTimestamp() + ")";
         this.clock = clock;
+        this.estimate = new DatabaseClock(clock, this::currentTime);
         this.connectionTimeout = connectionTimeout;
     }
 
@@ -127,6 +129,19 @@ final class Db {
         return clock == null ? null : clock.instant();
     }
 
+    /**
+     * The store's time as this instance estimates it, to the microsecond, for rows whose times only
+     * record when something happened: see {@link DatabaseClock}. The injected clock's time if there is one.
+     */
+    Instant estimatedTime() {
+        return estimate.now();
+    }
+
+    /** Reads the database clock again if the estimate's last reading is a second old: off a caller's path. */
+    void refreshEstimate() {
+        estimate.refreshIfStale();
+    }
+
     /** The store's current time: the injected clock's, or the database's. */
     Instant currentTime() {
         if (clock != null) {
@@ -143,6 +158,20 @@ final class Db {
         if (closed) {
             throw new IllegalStateException("The Toolgate JDBC store is closed");
         }
+    }
+
+    /**
+     * SQL for the timestamp {@code :param} microseconds after the epoch: binding a time as a number
+     * is cheaper than as a timestamp, which the driver formats as text and the database parses (on
+     * PostgreSQL about 6 µs of a call per timestamp, measured with plain JDBC).
+     */
+    static String fromEpochMicros(String param) {
+        return "(" + plusMicros("TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00'", '+', param) + ")";
+    }
+
+    /** {@code instant} in whole microseconds since the epoch (earlier digits truncated, as the databases store it). */
+    static long epochMicros(Instant instant) {
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
     }
 
     /** {@code duration} in whole microseconds, the databases' timestamp precision. */

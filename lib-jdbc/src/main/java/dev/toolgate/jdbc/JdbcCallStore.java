@@ -25,7 +25,8 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  * <ul>
  *   <li>{@link #admit}: see {@link Admissions}; no audit row.</li>
  *   <li>{@link #record}: one durable autocommit insert of the finished call, so a governed read costs
- *       one commit; or, with {@link JdbcStore.Builder#writeBehind}, outside a run, no statement on the
+ *       one commit; its times are the estimated database time ({@link DatabaseClock}), bound, so nothing
+ *       is read back; or, with {@link JdbcStore.Builder#writeBehind}, outside a run, no statement on the
  *       call's path: the row joins a batch that {@link WriteBehind} writes in one transaction. A step of
  *       a durable execution is the same insert: the unique index
  *       {@value #STEP_INDEX} on {@code (execution_id, step_seq)} refuses a second row for a step, and
@@ -84,6 +85,11 @@ final class JdbcCallStore implements CallStore {
     private final String pending;
     private final String selectWithNow;
     private final PlainSql record;
+    /**
+     * {@link #record} with its times bound (the estimated database time, as microseconds since the
+     * epoch: see {@link Db#fromEpochMicros}) and nothing returned.
+     */
+    private final PlainSql recordTimed;
     private final PlainSql complete;
     private final RowLocks sessions;
     private final PlainSql proposeAnywhere;
@@ -127,6 +133,8 @@ final class JdbcCallStore implements CallStore {
         String createdAt = "COALESCE(CAST(:created_at AS TIMESTAMP WITH TIME ZONE), " + now + ")";
         this.record = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
                 + CallRows.values(createdAt, ":expires_at", now) + ")", "created_at, completed_at"));
+        this.recordTimed = PlainSql.of("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
+                + CallRows.values(Db.fromEpochMicros("created_us"), ":expires_at", Db.fromEpochMicros("completed_us")) + ")");
         // a late outcome replaces interrupted; an operator's resolution (applied or failed) is final
         this.complete = PlainSql.of("UPDATE " + TABLE + " SET status = :status, result_json = :result_json, error = :error,"
                 + " duration_millis = :duration_millis, completed_at = " + now
@@ -208,7 +216,11 @@ final class JdbcCallStore implements CallStore {
                 }
                 return withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
             }
-            return db.withConnection(c -> record.queryFirst(c, binder, stored).orElseThrow());
+            CallRecord timed = timed(call);
+            db.withConnection(c -> recordTimed.update(c, p -> CallRows.bind(p, timed)
+                    .number("created_us", Db.epochMicros(timed.createdAt()))
+                    .number("completed_us", Db.epochMicros(timed.completedAt()))));
+            return timed;
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, call);
         }
@@ -259,6 +271,14 @@ final class JdbcCallStore implements CallStore {
             return new StepTakenException(call.executionId(), call.stepSeq());
         }
         return e;
+    }
+
+    /**
+     * {@code call} with the times its row gets: its {@code createdAt} (an admission's time) or the
+     * estimated database time, and that time as {@code completedAt}, never before {@code createdAt}.
+     */
+    private CallRecord timed(CallRecord call) {
+        return CallRows.finished(call, db.estimatedTime());
     }
 
     @Override

@@ -176,6 +176,7 @@ public final class JdbcStore implements ToolgateStore {
         this.db = db;
         this.ownedPool = ownedPool;
         this.compaction = compaction;
+        db.refreshEstimate(); // the first reading of the database clock, before any call needs it
         this.behind = writeBehind == null ? null : new WriteBehind(db, writeBehind, WriteBehind.MAX_ROWS);
         this.executions = new JdbcExecutionStore(db);
         this.calls = new JdbcCallStore(db, executions, behind);

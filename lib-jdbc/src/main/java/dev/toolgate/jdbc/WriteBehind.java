@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,8 +51,6 @@ final class WriteBehind implements AutoCloseable {
     static final int ATTEMPTS = 3;
     /** The longest pause between write rounds while the database refuses batches. */
     private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** How often the estimate of the database clock is refreshed, at most. */
-    private static final long CLOCK_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final Logger LOG = LoggerFactory.getLogger(WriteBehind.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -81,9 +78,6 @@ final class WriteBehind implements AutoCloseable {
     private volatile boolean failing;
     /** The writer thread died of something unexpected: callers write their own rows from now on. */
     private volatile boolean stopped;
-    /** The database clock minus this machine's ({@link Instant#now}), in nanoseconds; unused with an injected clock. */
-    private volatile long clockOffsetNanos;
-    private volatile long clockReadAt;
     private final Thread writer;
 
     WriteBehind(Db db, Duration within, int maxRows) {
@@ -98,7 +92,7 @@ final class WriteBehind implements AutoCloseable {
         this.maxRows = maxRows;
         this.insert = PlainSql.of("INSERT INTO " + CallRows.TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
                 + CallRows.values(":created_at", ":expires_at", ":completed_at") + ")");
-        readDatabaseClock();
+        db.refreshEstimate();
         this.writer = new Thread(this::run, "toolgate-audit-writer-" + THREADS.incrementAndGet());
         writer.setDaemon(true);
         writer.start();
@@ -113,8 +107,7 @@ final class WriteBehind implements AutoCloseable {
         if (failing || stopped) {
             return null;
         }
-        Instant now = storeTime().plusNanos(500).truncatedTo(ChronoUnit.MICROS); // as the database stores it
-        CallRecord row = call.toBuilder().createdAt(call.createdAt() != null ? call.createdAt() : now).completedAt(now).build();
+        CallRecord row = CallRows.finished(call, db.estimatedTime());
         long chars = chars(row);
         lock.lock();
         try {
@@ -290,7 +283,7 @@ final class WriteBehind implements AutoCloseable {
             return true;
         }
         try {
-            refreshDatabaseClock();
+            db.refreshEstimate(); // on the writer thread, so callers seldom read the clock themselves
             List<PlainSql.Binder> binders = new ArrayList<>(batch.size());
             for (Waiting w : batch) {
                 binders.add(p -> CallRows.bind(p, w.row));
@@ -401,31 +394,6 @@ final class WriteBehind implements AutoCloseable {
         written.addAndGet(wrote.size());
         dropped.addAndGet(drop);
         unwritten.addAndGet(-(wrote.size() + drop));
-    }
-
-    /** The store's clock now: the injected clock, else this machine's corrected by the database clock's offset. */
-    private Instant storeTime() {
-        Instant injected = db.clockInstant();
-        return injected != null ? injected : Instant.now().plusNanos(clockOffsetNanos);
-    }
-
-    private void refreshDatabaseClock() {
-        if (System.nanoTime() - clockReadAt >= CLOCK_REFRESH_NANOS) {
-            readDatabaseClock();
-        }
-    }
-
-    /** Reads the database clock once and keeps its offset from this machine's (the midpoint of the round trip). */
-    private void readDatabaseClock() {
-        clockReadAt = System.nanoTime();
-        if (db.clockInstant() != null) {
-            return;
-        }
-        Instant before = Instant.now();
-        Instant database = db.currentTime();
-        Instant after = Instant.now();
-        Instant midpoint = before.plus(Duration.between(before, after).dividedBy(2));
-        clockOffsetNanos = Duration.between(midpoint, database).toNanos();
     }
 
     private static long chars(CallRecord row) {

@@ -5,7 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
+import dev.toolgate.access.PrincipalKind;
+import dev.toolgate.access.PrincipalRef;
+import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.budget.BudgetLimit;
+import dev.toolgate.policy.Mode;
+import dev.toolgate.policy.ModeSource;
+import dev.toolgate.tool.Effect;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.testkit.Together;
 import dev.toolgate.gate.CallContext;
@@ -65,6 +72,34 @@ abstract class ConcurrencyContract {
         if (store != null) {
             store.close();
         }
+    }
+
+    @Test
+    void finishedCallsAreStampedWithTheDatabaseClockAndReadBackAsReturned() {
+        CallStore calls = store.calls();
+        for (int i = 0; i < 20; i++) {
+            Instant before = calls.now(); // the database's own clock
+            CallRecord stored = calls.record(executedRead("clock-" + i));
+            Instant after = calls.now();
+
+            assertThat(calls.find(stored.id())).contains(stored);
+            // the estimate is within half a round trip of the database clock (plus a second's drift)
+            assertThat(stored.createdAt()).isBetween(before.minusMillis(50), after.plusMillis(50));
+            assertThat(stored.completedAt()).isEqualTo(stored.createdAt());
+        }
+        Instant admitted = calls.admit(new BudgetCharge("user:clock", BudgetLimit.of(5, Duration.ofMinutes(1))));
+        CallRecord stored = calls.record(executedRead("clock-admitted").toBuilder().createdAt(admitted).build());
+        assertThat(stored.createdAt()).isEqualTo(admitted);
+        assertThat(stored.completedAt()).isAfterOrEqualTo(admitted);
+        assertThat(calls.find(stored.id())).contains(stored);
+    }
+
+    /** A finished read of {@code session}, not yet stored, without times (the store sets them). */
+    private static CallRecord executedRead(String session) {
+        return CallRecord.builder().id(java.util.UUID.randomUUID().toString()).toolName("notes.list").effect(Effect.READ)
+                .principal(new PrincipalRef(PrincipalKind.USER, "clock")).tenantId("acme").sessionId(session)
+                .transport("java").status(CallStatus.EXECUTED).mode(Mode.ALLOW).modeSource(ModeSource.INFERRED_DEFAULT)
+                .argumentsHash("a".repeat(64)).resultJson("{\"ok\":true}").durationMillis(1L).build();
     }
 
     @Test

@@ -23,7 +23,7 @@ public final class MutableClock extends Clock {
         this.now = new AtomicReference<>(start);
     }
 
-    /** Moves time forward. */
+    /** Moves time forward (back, if {@code by} is negative: a clock stepped back). */
     public void advance(Duration by) {
         now.updateAndGet(t -> t.plus(by));
     }

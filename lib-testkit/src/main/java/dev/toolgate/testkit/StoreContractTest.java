@@ -148,6 +148,17 @@ public abstract class StoreContractTest {
     }
 
     @Test
+    void recordNeverCompletesACallBeforeItWasAdmitted() {
+        Instant admitted = calls.admit(charge("ann", 5));
+        clock.advance(Duration.ofSeconds(-1)); // the clock is stepped back between admission and record
+        CallRecord stored = calls.record(executed("ann", "s1").toBuilder().createdAt(admitted).build());
+
+        assertThat(stored.createdAt()).isEqualTo(admitted);
+        assertThat(stored.completedAt()).isEqualTo(admitted);
+        assertThat(calls.find(stored.id())).contains(stored);
+    }
+
+    @Test
     void recordTakesOnlyFinishedCalls() {
         assertThatThrownBy(() -> calls.record(proposal("s1"))).isInstanceOf(IllegalArgumentException.class);
         for (CallStatus finished : List.of(CallStatus.FAILED, CallStatus.INVALID, CallStatus.DENIED)) {
