@@ -4,6 +4,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.access.Principal;
 import dev.toolgate.jdbc.JdbcStore;
+import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
 import java.time.Duration;
 import java.util.Arrays;
@@ -13,13 +14,14 @@ import java.util.Locale;
  * One workload for a profiler, on one thread, side by side with its raw baseline in alternating
  * half-second slices: the governed READ against the raw durable insert ({@code --workload read}), or a
  * propose + apply pair against the raw insert, claim and outcome ({@code --workload pair}, sessions of
- * 10 proposals as in {@link StorageBenchmark}), for {@code --seconds} (default 30). Run it under JFR
+ * 10 proposals as in {@link StorageBenchmark}), or a call budgeted at 5 a second for each of 100
+ * principals, most of them refused, against the raw insert ({@code --workload budget}), for {@code --seconds} (default 30). Run it under JFR
  * ({@code MAVEN_OPTS=-XX:StartFlightRecording=filename=read.jfr,settings=profile}) to see where a
  * governed call's time goes beyond the commit; with {@code pg_stat_statements} installed, the database
  * side shows each statement's own execution time.
  *
  * <p>Arguments: {@code --url jdbc:...} (default {@code TOOLGATE_TEST_PG_URL}), {@code --seconds N},
- * {@code --workload read|pair}.
+ * {@code --workload read|pair|budget}.
  */
 public final class CallPathProfile {
 
@@ -39,11 +41,11 @@ public final class CallPathProfile {
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--url, --seconds, --workload)");
             }
         }
-        boolean pair = switch (workload) {
-            case "read" -> false;
-            case "pair" -> true;
-            default -> throw new IllegalArgumentException("--workload is read or pair, not " + workload);
-        };
+        boolean pair = workload.equals("pair");
+        boolean budget = workload.equals("budget");
+        if (!pair && !budget && !workload.equals("read")) {
+            throw new IllegalArgumentException("--workload is read, pair or budget, not " + workload);
+        }
         if (url == null) {
             throw new IllegalArgumentException("no database: pass --url or set TOOLGATE_TEST_PG_URL");
         }
@@ -52,9 +54,14 @@ public final class CallPathProfile {
         try (JdbcStore store = JdbcStore.builder().url(url).poolSize(4).build();
              RawBaseline raw = new RawBaseline(url, RawBaseline.script(url.startsWith("jdbc:postgresql:")), 4);
              Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(store)
-                     .provider(tools.provider()).budget(ToolBudget.unlimited()).maxPendingPerSession(1000)
+                     .provider(tools.provider()).budget(budget ? ToolBudget.perPrincipal(Integer.getInteger("profile.cap", 5), Duration.ofSeconds(1)) : ToolBudget.unlimited())
+                     .maxPendingPerSession(1000)
                      .sweepInterval(Duration.ZERO).build()) {
             long count = 0;
+            CallContext[] principals = new CallContext[100];
+            for (int i = 0; i < principals.length; i++) {
+                principals[i] = CallContext.of(Principal.user("budget-" + i, BenchTools.RULE)).withTenant("acme");
+            }
             long[][] sums = new long[2][];
             for (int s = 0; s < seconds; s++) {
                 for (int side = 0; side < 2; side++) {
@@ -68,6 +75,12 @@ public final class CallPathProfile {
                             gate.apply(session, gate.propose(session, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
                         } else if (pair) {
                             raw.proposeClaimComplete(session.principal().key(), session.sessionId(), url.startsWith("jdbc:postgresql:"));
+                        } else if (budget && side == 0) {
+                            try {
+                                gate.call(principals[(int) (count % principals.length)], BenchTools.PING, "{}");
+                            } catch (BudgetExceededException e) {
+                                // refused: the common case at 5 calls a second per principal
+                            }
                         } else if (side == 0) {
                             gate.call(ctx, BenchTools.PING, "{}");
                         } else {
@@ -93,7 +106,7 @@ public final class CallPathProfile {
                 Arrays.sort(all);
                 double mean = Arrays.stream(all).average().orElse(0) / 1e3;
                 System.out.printf(Locale.ROOT, "%-14s calls %,9d  mean %6.1f us  p50 %6.1f  p90 %6.1f  p99 %7.1f%n",
-                        side == 0 ? (pair ? "propose+apply" : "governed READ") : (pair ? "raw 3 commits" : "raw INSERT"), all.length, mean, all[all.length / 2] / 1e3,
+                        side == 0 ? (pair ? "propose+apply" : budget ? "budgeted READ" : "governed READ") : (pair ? "raw 3 commits" : "raw INSERT"), all.length, mean, all[all.length / 2] / 1e3,
                         all[(int) (all.length * 0.9)] / 1e3, all[(int) (all.length * 0.99)] / 1e3);
             }
         }
