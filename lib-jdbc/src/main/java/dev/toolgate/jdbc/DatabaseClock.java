@@ -44,8 +44,9 @@ final class DatabaseClock {
     private final AtomicLong lastMicros = new AtomicLong(Long.MIN_VALUE);
     /** The database clock minus this machine's, in nanoseconds. */
     private volatile long offsetNanos;
-    /** When the offset was read ({@link System#nanoTime}); {@code Long.MIN_VALUE} before the first read. */
+    /** When the offset was last read or a reading failed ({@link System#nanoTime}). */
     private volatile long readAt;
+    /** Whether {@link #readAt} is set. */
     private volatile boolean read;
 
     /**
@@ -80,10 +81,11 @@ final class DatabaseClock {
     }
 
     /**
-     * Reads the database clock if the last reading is older than {@link #REFRESH_NANOS} (or there is
-     * none) and no other thread is reading it. A failed reading keeps the last offset (the statement
-     * that needed the time fails on its own if the database is unreachable); a failed first reading
-     * is retried by the next caller.
+     * Reads the database clock if the last reading (or attempt) is older than {@link #REFRESH_NANOS},
+     * or there is none, and no other thread is reading it. A failed reading keeps the last offset (the
+     * statement that needed the time fails on its own if the database is unreachable) and is tried
+     * again a second later, like a successful one: while the database is away, a caller waits for a
+     * connection once, for its own statement, not twice.
      */
     void refreshIfStale() {
         if (injected != null || (read && nanoTime.getAsLong() - readAt < REFRESH_NANOS)) {
@@ -104,6 +106,8 @@ final class DatabaseClock {
             readAt = nanoTime.getAsLong();
             read = true;
         } catch (RuntimeException e) {
+            readAt = nanoTime.getAsLong();
+            read = true;
             LOG.debug("Could not read the database clock; keeping the last offset", e);
         } finally {
             reading.set(false);
