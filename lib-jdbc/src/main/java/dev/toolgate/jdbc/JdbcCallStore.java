@@ -206,10 +206,11 @@ final class JdbcCallStore implements CallStore {
                 return queued;
             }
         }
-        PlainSql.Binder binder = p -> CallRows.bind(p, call).timestamp("now", db.clockInstant());
-        PlainSql.Reader<CallRecord> stored = rs -> call.toBuilder().createdAt(Db.instant(rs, 1)).completedAt(Db.instant(rs, 2)).build();
         try {
-            if (runs.unwritten(call.executionId())) {
+            if (runs.unwritten(call.executionId())) { // the run's first row goes with it: the database stamps both
+                PlainSql.Binder binder = p -> CallRows.bind(p, call).timestamp("now", db.clockInstant());
+                PlainSql.Reader<CallRecord> stored = rs -> call.toBuilder().createdAt(Db.instant(rs, 1))
+                        .completedAt(Db.instant(rs, 2)).build();
                 if (recordWithRun != null) {
                     return db.withConnection(c -> inOneStatement(c, call, recordWithRun, record, binder, stored))
                             .orElseThrow();
