@@ -49,7 +49,7 @@ final class Calls {
             case RUN -> execute(context, call, step, start);
             case PROPOSE_AND_WAIT -> propose(context, call, Steps.newId(), null, step, start);
             case PROPOSE_AND_APPLY -> applyAutomatically(context, call,
-                    propose(context, call, Steps.newId(), null, step, start, false), start);
+                    proposeRecorded(context, call, Steps.newId(), step, start), start);
         };
     }
 
@@ -156,14 +156,18 @@ final class Calls {
      * as {@code step} of a run if set.
      */
     Proposal propose(CallContext context, Prepared call, String id, String supersedes, StepRef step, long start) {
-        return propose(context, call, id, supersedes, step, start, true);
+        requirePendingRoom(context);
+        return record(context, call, preview(context, call, id, step, start), supersedes, start, true).proposal();
     }
 
-    /** As above; {@code awaits} false for a proposal policy applies at once (no approval notice). */
-    private Proposal propose(CallContext context, Prepared call, String id, String supersedes, StepRef step, long start,
-                             boolean awaits) {
+    /** A proposal policy applies at once (no approval notice), with its stored record for the claim. */
+    private Recorded proposeRecorded(CallContext context, Prepared call, String id, StepRef step, long start) {
         requirePendingRoom(context);
-        return record(context, call, preview(context, call, id, step, start), supersedes, start, awaits);
+        return record(context, call, preview(context, call, id, step, start), null, start, false);
+    }
+
+    /** A proposal as the caller gets it, and its record as the store holds it. */
+    private record Recorded(Proposal proposal, CallRecord record) {
     }
 
     /**
@@ -209,10 +213,10 @@ final class Calls {
 
     /** Records a previewed proposal as pending, with its token. */
     Proposal record(CallContext context, Prepared call, Previewed previewed, String supersedes, long start) {
-        return record(context, call, previewed, supersedes, start, true);
+        return record(context, call, previewed, supersedes, start, true).proposal();
     }
 
-    private Proposal record(CallContext context, Prepared call, Previewed previewed, String supersedes, long start,
+    private Recorded record(CallContext context, Prepared call, Previewed previewed, String supersedes, long start,
                             boolean awaits) {
         CallRecord.Builder proposal = previewed.proposal().supersedes(supersedes);
         DryRunResult preview = previewed.preview();
@@ -244,16 +248,17 @@ final class Calls {
         }
         steps.events.publish(record, CallStatus.PROPOSED, record.principal(), start, awaits);
         rememberSuccess(context, call);
-        return new Proposal(record.id(), record.toolName(), record.effect(), token.value(), summary, preview.payload(),
-                diff, record.expiresAt(), call.mode());
+        return new Recorded(new Proposal(record.id(), record.toolName(), record.effect(), token.value(), summary,
+                preview.payload(), diff, record.expiresAt(), call.mode()), record);
     }
 
     /** Policy consented (an ALLOW override, or AUTO mode): the proposal just made is applied in the same step. */
-    private Applied applyAutomatically(CallContext context, Prepared call, Proposal proposal, long start) {
+    private Applied applyAutomatically(CallContext context, Prepared call, Recorded recorded, long start) {
+        Proposal proposal = recorded.proposal();
         String reason = call.mode().mode() == Mode.ALLOW ? "allow_policy"
                 : call.tool().tool().standingApproval() ? "standing_approval" : "auto_mode";
         // the call was admitted when it was proposed: applying it in the same step is not charged again
-        ClaimResult claim = steps.calls.claim(proposal.callId(),
+        ClaimResult claim = steps.calls.claim(recorded.record(),
                 new Claim(PrincipalRef.of(context.principal()), null, reason, steps.outcomeWithin(call.tool())), null);
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw new IllegalStateException("a proposal just made could not be claimed: " + claim.status());

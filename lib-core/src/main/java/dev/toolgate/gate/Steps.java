@@ -201,7 +201,7 @@ final class Steps implements AutoCloseable {
      */
     CallStore.ClaimResult claimCharged(CallRecord record, CallStore.Claim claim, CallContext decider, long start) {
         try {
-            return calls.claim(record.id(), claim, charge(decider.principal()));
+            return calls.claim(record, claim, charge(decider.principal()));
         } catch (BudgetExceededException e) {
             events.refused(record.toolName(), record.effect(), decider, record.mode(), record.modeSource(), start);
             throw e;

@@ -92,6 +92,20 @@ public interface CallStore {
     ClaimResult claim(String id, Claim claim, BudgetCharge charge);
 
     /**
+     * {@link #claim(String, Claim, BudgetCharge)} of {@code proposal}, given as the caller holds it: as
+     * {@link #propose} returned it or as the store last returned it, still {@code PROPOSED}. Everything
+     * a claim leaves alone (tool, principal, payload, token digest, expiry, ...) never changes while a
+     * proposal is pending, so a store may return {@code proposal} with the claim's changes instead of
+     * reading the row back (the JDBC store reads back only the two times it sets); the returned record
+     * still equals what the store now holds. The default claims by id.
+     *
+     * @throws BudgetExceededException if the applier is over budget; nothing changes then
+     */
+    default ClaimResult claim(CallRecord proposal, Claim claim, BudgetCharge charge) {
+        return claim(proposal.id(), claim, charge);
+    }
+
+    /**
      * Records the outcome of a claimed proposal: an {@code APPLYING} call becomes {@code APPLIED} with
      * its result or {@code FAILED} with its error, and {@code completedAt} is set. An outcome that
      * arrives after the call was marked {@code INTERRUPTED} still replaces that status (the outcome is

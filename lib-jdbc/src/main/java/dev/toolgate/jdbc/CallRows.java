@@ -27,6 +27,9 @@ final class CallRows {
             + "expires_at, result_json, error, completed_at, duration_millis, applied_by, applied_at, outcome_due_at, "
             + "decided_by, decision_reason, supersedes, superseded_by, execution_id, step_seq, reverts, reverted_by";
 
+    /** {@link #COLUMNS} one by one, in the same order. */
+    private static final String[] COLUMN_NAMES = COLUMNS.split(", ");
+
     /** Reads a row selected with {@link #COLUMNS}. */
     static final RowMapper<CallRecord> MAPPER = CallRows::map;
 
@@ -57,6 +60,42 @@ final class CallRows {
     static CallRecord finished(CallRecord call, Instant now) {
         Instant created = call.createdAt() != null ? call.createdAt() : now;
         return call.toBuilder().createdAt(created).completedAt(now.isBefore(created) ? created : now).build();
+    }
+
+    /**
+     * Which columns of {@code r}'s row hold a value: bit {@code i} for the {@code i}-th of {@link #COLUMNS}
+     * (a column the row leaves out is null: none has a default).
+     */
+    static long presentColumns(CallRecord r) {
+        Object[] values = {r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.automationId(),
+            r.transport(), r.status(), r.mode(), r.modeSource(), r.argumentsHash(), r.createdAt(), r.summary(),
+            r.payloadJson(), r.diffJson(), r.tokenDigest(), r.expiresAt(), r.resultJson(), r.error(), r.completedAt(),
+            r.durationMillis(), r.appliedBy(), r.appliedAt(), r.outcomeDueAt(), r.decidedBy(), r.decisionReason(),
+            r.supersedes(), r.supersededBy(), r.executionId(), r.stepSeq(), r.reverts(), r.revertedBy()};
+        long present = 0;
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] != null) {
+                present |= 1L << i;
+            }
+        }
+        return present;
+    }
+
+    /**
+     * An {@code INSERT} of the columns in {@code present} (see {@link #presentColumns}), each bound as
+     * {@code :column}, or as the SQL {@code expressions} gives for it.
+     */
+    static String insertOf(long present, java.util.Map<String, String> expressions) {
+        StringBuilder columns = new StringBuilder();
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < COLUMN_NAMES.length; i++) {
+            if ((present & (1L << i)) != 0) {
+                String column = COLUMN_NAMES[i];
+                columns.append(columns.length() == 0 ? "" : ", ").append(column);
+                values.append(values.length() == 0 ? "" : ", ").append(expressions.getOrDefault(column, ":" + column));
+            }
+        }
+        return "INSERT INTO " + TABLE + " (" + columns + ") VALUES (" + values + ")";
     }
 
     /** Binds every column of {@link #values}, including {@code :created_at} (null lets the SQL decide). */

@@ -11,9 +11,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
@@ -24,10 +26,11 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  *
  * <ul>
  *   <li>{@link #admit}: see {@link Admissions}; no audit row.</li>
- *   <li>{@link #record}: one durable autocommit insert of the finished call, so a governed read costs
- *       one commit; its times are the estimated database time ({@link DatabaseClock}), bound, so nothing
- *       is read back; or, with {@link JdbcStore.Builder#writeBehind}, outside a run, no statement on the
- *       call's path: the row joins a batch that {@link WriteBehind} writes in one transaction. A step of
+ *   <li>{@link #record}: one durable autocommit insert of the finished call (of the columns it fills),
+ *       so a governed read costs one commit; its times are the estimated database time
+ *       ({@link DatabaseClock}), bound, so nothing is read back; or, with
+ *       {@link JdbcStore.Builder#writeBehind}, outside a run, no statement on the call's path: the row
+ *       joins a batch that {@link WriteBehind} writes in one transaction. A step of
  *       a durable execution is the same insert: the unique index
  *       {@value #STEP_INDEX} on {@code (execution_id, step_seq)} refuses a second row for a step, and
  *       that violation (told from others by the index's name) becomes {@link StepTakenException}; no
@@ -41,7 +44,9 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  *       proposed and unexpired by the store's clock; a row or nothing), which also sets
  *       {@code applied_at} and {@code outcome_due_at}; with the admission in the same transaction when
  *       there is a charge: a lost claim admits nothing, a refused admission rolls the claim back.
- *       Always a durable commit: a claim lost in a crash could let a mutation run twice.</li>
+ *       Always a durable commit: a claim lost in a crash could let a mutation run twice. Of a proposal
+ *       the caller holds ({@link #claim(CallRecord, Claim, BudgetCharge)}) only those two times are
+ *       read back, else the whole row.</li>
  *   <li>{@link #complete}: one guarded update ({@code applying} or {@code interrupted} to the
  *       outcome; an operator's resolution is never overwritten); on PostgreSQL committed without
  *       waiting for the WAL flush. What a crash can lose: a database crash can forget an outcome
@@ -77,6 +82,8 @@ final class JdbcCallStore implements CallStore {
     static final String STEP_INDEX = "toolgate_call_step";
     /** The unique index that lets each call be reverted once. */
     static final String REVERTS_INDEX = "toolgate_call_reverts";
+    /** Shapes of finished calls' rows with an insert of their own (a host's calls take a handful). */
+    private static final int MAX_RECORD_SHAPES = 64;
     /** Attempts of a revert's claim that lost to a revert it then could not read (purged in between). */
     private static final int REVERT_ATTEMPTS = 50;
 
@@ -90,6 +97,8 @@ final class JdbcCallStore implements CallStore {
      * epoch: see {@link Db#fromEpochMicros}) and nothing returned.
      */
     private final PlainSql recordTimed;
+    /** {@link #recordTimed} of only the columns a row fills, by {@link CallRows#presentColumns}. */
+    private final ConcurrentHashMap<Long, PlainSql> recordShapes = new ConcurrentHashMap<>();
     private final PlainSql complete;
     private final RowLocks sessions;
     private final PlainSql proposeAnywhere;
@@ -99,6 +108,8 @@ final class JdbcCallStore implements CallStore {
     private final String claim;
     /** {@link #claim} without a JDBI handle: the uncharged claim, on every apply's path. */
     private final PlainSql claimPlain;
+    /** {@link #claim} reading back only the two times it sets: the claim of a proposal the caller holds. */
+    private final PlainSql claimTimes;
     private final String close;
     private final String countPending;
     private final PickedRows expireDue;
@@ -156,11 +167,13 @@ final class JdbcCallStore implements CallStore {
         this.proposeInSession = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ")"
                 + " SELECT " + proposal + " FROM (SELECT 1 AS one) AS single WHERE " + room, "created_at, expires_at"));
         this.roomInStatement = dialect == Dialect.POSTGRESQL;
-        this.claim = dialect.returning("UPDATE " + TABLE + " SET status = 'applying', applied_by = :applied_by,"
+        String claimUpdate = "UPDATE " + TABLE + " SET status = 'applying', applied_by = :applied_by,"
                 + " applied_at = " + now + ", outcome_due_at = " + Db.plusMicros(now, '+', "outcome_us")
                 + ", decided_by = :decided_by, decision_reason = :decision_reason"
-                + " WHERE id = :id AND " + pending, CallRows.COLUMNS);
+                + " WHERE id = :id AND " + pending;
+        this.claim = dialect.returning(claimUpdate, CallRows.COLUMNS);
         this.claimPlain = PlainSql.of(claim);
+        this.claimTimes = PlainSql.of(dialect.returning(claimUpdate, "applied_at, outcome_due_at"));
         this.close = "UPDATE " + TABLE + " SET status = :status, decided_by = :decided_by, decision_reason = :reason,"
                 + " superseded_by = :superseded_by, completed_at = " + now + " WHERE id = :id AND " + pending;
         this.countPending = "SELECT COUNT(*) FROM " + TABLE + " WHERE session_id = :session_id AND " + pending;
@@ -218,13 +231,32 @@ final class JdbcCallStore implements CallStore {
                 return withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
             }
             CallRecord timed = timed(call);
-            db.withConnection(c -> recordTimed.update(c, p -> CallRows.bind(p, timed)
+            PlainSql insert = recordStatement(timed);
+            db.withConnection(c -> insert.update(c, p -> CallRows.bind(p, timed)
                     .number("created_us", Db.epochMicros(timed.createdAt()))
                     .number("completed_us", Db.epochMicros(timed.completedAt()))));
             return timed;
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, call);
         }
+    }
+
+    /**
+     * The insert of a finished call's row naming only the columns it fills (a read's row leaves about
+     * half of them null, and each parameter bound costs on both ends); up to {@value #MAX_RECORD_SHAPES}
+     * such shapes are kept, any other uses the insert of every column.
+     */
+    private PlainSql recordStatement(CallRecord timed) {
+        long present = CallRows.presentColumns(timed);
+        PlainSql insert = recordShapes.get(present);
+        if (insert != null) {
+            return insert;
+        }
+        if (recordShapes.size() >= MAX_RECORD_SHAPES) {
+            return recordTimed;
+        }
+        return recordShapes.computeIfAbsent(present, shape -> PlainSql.of(CallRows.insertOf(shape,
+                Map.of("created_at", Db.fromEpochMicros("created_us"), "completed_at", Db.fromEpochMicros("completed_us")))));
     }
 
     /**
@@ -375,6 +407,45 @@ final class JdbcCallStore implements CallStore {
                 .timestamp("now", db.clockInstant()), rs -> CallRows.MAPPER.map(rs, null)));
         return claimed.map(record -> new ClaimResult(ClaimResult.Status.CLAIMED, record))
                 .orElseGet(() -> db.withHandle(h -> lostClaim(h, id)));
+    }
+
+    @Override
+    public ClaimResult claim(CallRecord proposal, Claim claim, BudgetCharge charge) {
+        Objects.requireNonNull(proposal, "proposal");
+        if (proposal.status() != CallStatus.PROPOSED) {
+            return claim(proposal.id(), claim, charge);
+        }
+        // what a claim leaves alone never changes while the proposal is pending: only the two times it
+        // sets are read back (a whole row read back costs about as much again as the update's own work)
+        PlainSql.Binder binder = p -> p
+                .string("id", proposal.id())
+                .string("applied_by", claim.appliedBy().key())
+                .string("decided_by", CallRows.key(claim.decidedBy()))
+                .string("decision_reason", claim.decisionReason())
+                .number("outcome_us", Db.micros(claim.outcomeWithin()))
+                .timestamp("now", db.clockInstant());
+        PlainSql.Reader<CallRecord> claimed = rs -> proposal.toBuilder()
+                .status(CallStatus.APPLYING)
+                .appliedBy(claim.appliedBy())
+                .appliedAt(Db.instant(rs, 1))
+                .outcomeDueAt(Db.instant(rs, 2))
+                .decidedBy(claim.decidedBy())
+                .decisionReason(claim.decisionReason())
+                .build();
+        if (charge == null) {
+            return db.withConnection(c -> claimTimes.queryFirst(c, binder, claimed))
+                    .map(record -> new ClaimResult(ClaimResult.Status.CLAIMED, record))
+                    .orElseGet(() -> db.withHandle(h -> lostClaim(h, proposal.id())));
+        }
+        return db.inTransaction(h -> {
+            admissions.beforeClaim(h, charge);
+            Optional<CallRecord> record = claimTimes.queryFirst(h.getConnection(), binder, claimed);
+            if (record.isEmpty()) {
+                return lostClaim(h, proposal.id());
+            }
+            admissions.admit(h, charge, record.get().appliedAt()); // throws when over budget: rolls the claim back
+            return new ClaimResult(ClaimResult.Status.CLAIMED, record.get());
+        });
     }
 
     private ClaimResult claim(Handle h, String id, Claim claim, BudgetCharge charge) {

@@ -280,6 +280,63 @@ public abstract class StoreContractTest {
     }
 
     @Test
+    void aClaimOfAHeldProposalReturnsExactlyWhatTheStoreNowHolds() {
+        CallRecord proposal = proposed("s1");
+        ClaimResult claim = calls.claim(proposal, new Claim(ANN, OPS, "checked", OUTCOME_WITHIN), null);
+        assertThat(claim.status()).isEqualTo(ClaimResult.Status.CLAIMED);
+        assertThat(claim.record().status()).isEqualTo(CallStatus.APPLYING);
+        assertThat(claim.record().appliedAt()).isEqualTo(clock.instant());
+        assertThat(claim.record().outcomeDueAt()).isEqualTo(clock.instant().plus(OUTCOME_WITHIN));
+        assertThat(claim.record().decisionReason()).isEqualTo("checked");
+        assertThat(calls.find(proposal.id())).contains(claim.record());
+
+        CallRecord charged = proposed("s1");
+        clock.advance(Duration.ofMillis(3));
+        ClaimResult chargedClaim = calls.claim(charged, claimBy(ANN), charge("ann", 2));
+        assertThat(chargedClaim.status()).isEqualTo(ClaimResult.Status.CLAIMED);
+        assertThat(chargedClaim.record().appliedAt()).isEqualTo(clock.instant());
+        assertThat(calls.find(charged.id())).contains(chargedClaim.record());
+    }
+
+    @Test
+    void aClaimOfAHeldProposalIsStillSingleUseAndExplainsWhyItLost() throws Exception {
+        CallRecord proposal = proposed("s1");
+        List<ClaimResult.Status> results = Together.run(16, t -> calls.claim(proposal, claimBy(ANN), null).status());
+        assertThat(results).filteredOn(s -> s == ClaimResult.Status.CLAIMED).hasSize(1);
+        assertThat(results).filteredOn(s -> s == ClaimResult.Status.NOT_PENDING).hasSize(15);
+        ClaimResult again = calls.claim(proposal, claimBy(ANN), null);
+        assertThat(again.status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
+        assertThat(again.record()).as("the row as it is, not the record held").isEqualTo(calls.find(proposal.id()).orElseThrow());
+        assertThat(again.record().status()).isEqualTo(CallStatus.APPLYING);
+
+        CallRecord rejected = proposed("s1");
+        assertThat(calls.close(rejected.id(), new Closure(CallStatus.REJECTED, OPS, "no", null))).isTrue();
+        assertThat(calls.claim(rejected, claimBy(ANN), null).status()).isEqualTo(ClaimResult.Status.NOT_PENDING);
+        assertThat(calls.find(rejected.id()).orElseThrow().status()).isEqualTo(CallStatus.REJECTED);
+
+        CallRecord due = proposed("s1");
+        clock.advance(TTL);
+        ClaimResult expired = calls.claim(due, claimBy(ANN), null);
+        assertThat(expired.status()).isEqualTo(ClaimResult.Status.EXPIRED);
+        assertThat(calls.find(due.id()).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
+    }
+
+    @Test
+    void anOverBudgetClaimOfAHeldProposalChangesNothing() throws Exception {
+        CallRecord proposal = proposed("s1");
+        calls.admit(charge("ann", 1));
+        assertThatThrownBy(() -> calls.claim(proposal, claimBy(ANN), charge("ann", 1)))
+                .isInstanceOf(BudgetExceededException.class);
+        assertThat(calls.find(proposal.id())).contains(proposal);
+
+        CallRecord contested = proposed("s1");
+        Together.run(8, t -> calls.claim(contested, claimBy(ANN), charge("bob", 2)).status());
+        calls.admit(charge("bob", 2));
+        assertThatThrownBy(() -> calls.admit(charge("bob", 2))).as("the losing claims spent nothing")
+                .isInstanceOf(BudgetExceededException.class);
+    }
+
+    @Test
     void aClaimExplainsWhyItLost() {
         CallRecord proposal = proposed("s1");
         assertThat(calls.claim(UUID.randomUUID().toString(), claimBy(ANN), null).status())

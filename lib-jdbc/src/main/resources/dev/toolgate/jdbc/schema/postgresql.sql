@@ -186,9 +186,10 @@ CREATE TABLE IF NOT EXISTS toolgate_session (
 -- kept in the server's lock table only, so unlike the toolgate_session row lock it used before (within
 -- version 5, same signature) it writes no tuple lock to a heap page and no WAL record, cannot vanish
 -- under a purge, and needs no retry loop. Two sessions whose names share a hash only wait for each
--- other. The session's row is still inserted once (ON CONFLICT DO NOTHING is an index probe after
--- that) so purges and endSession see which sessions proposed. p_now: a fixed clock (tests), or null
--- for the statement's time.
+-- other. The session's row is still inserted once, so purges and endSession see which sessions
+-- proposed; after that a plain index probe finds it (within version 5, same signature: an
+-- INSERT ... ON CONFLICT DO NOTHING every time cost several times as much). p_now: a fixed clock
+-- (tests), or null for the statement's time.
 CREATE OR REPLACE FUNCTION toolgate_session_room(p_session TEXT, p_max_pending INTEGER,
                                                  p_now TIMESTAMP WITH TIME ZONE)
 RETURNS BOOLEAN
@@ -197,7 +198,10 @@ DECLARE
     v_pending BIGINT;
 BEGIN
     PERFORM pg_advisory_xact_lock(1953719667, hashtext(p_session));
-    INSERT INTO toolgate_session (session_id) VALUES (p_session) ON CONFLICT (session_id) DO NOTHING;
+    PERFORM 1 FROM toolgate_session s WHERE s.session_id = p_session;
+    IF NOT FOUND THEN
+        INSERT INTO toolgate_session (session_id) VALUES (p_session) ON CONFLICT (session_id) DO NOTHING;
+    END IF;
     SELECT COUNT(*) INTO v_pending FROM toolgate_call p
     WHERE p.session_id = p_session AND p.status = ''proposed''
       AND p.expires_at > COALESCE(p_now, statement_timestamp());

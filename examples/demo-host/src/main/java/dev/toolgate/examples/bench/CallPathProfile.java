@@ -63,18 +63,24 @@ public final class CallPathProfile {
                 principals[i] = CallContext.of(Principal.user("budget-" + i, BenchTools.RULE)).withTenant("acme");
             }
             long[][] sums = new long[2][];
+            long[][] firstParts = new long[2][];
             for (int s = 0; s < seconds; s++) {
                 for (int side = 0; side < 2; side++) {
                     long[] lat = new long[1 << 16];
+                    long[] first = new long[lat.length];
                     int n = 0;
                     long end = System.nanoTime() + 500_000_000L;
                     while (n < lat.length) {
                         long t0 = System.nanoTime();
                         CallContext session = ctx.withSession("profile-" + count++ / 10);
+                        long middle = 0;
                         if (pair && side == 0) {
-                            gate.apply(session, gate.propose(session, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
+                            String token = gate.propose(session, BenchTools.TOUCH, "{\"key\":\"k\"}").token();
+                            middle = System.nanoTime();
+                            gate.apply(session, token);
                         } else if (pair) {
-                            raw.proposeClaimComplete(session.principal().key(), session.sessionId(), url.startsWith("jdbc:postgresql:"));
+                            middle = raw.proposeClaimComplete(session.principal().key(), session.sessionId(),
+                                    url.startsWith("jdbc:postgresql:"));
                         } else if (budget && side == 0) {
                             try {
                                 gate.call(principals[(int) (count % principals.length)], BenchTools.PING, "{}");
@@ -87,6 +93,7 @@ public final class CallPathProfile {
                             raw.insertExecuted(BenchTools.PING, ctx.principal().key(), ctx.sessionId());
                         }
                         long t1 = System.nanoTime();
+                        first[n] = middle - t0;
                         lat[n++] = t1 - t0;
                         if (t1 > end) {
                             break;
@@ -94,6 +101,8 @@ public final class CallPathProfile {
                     }
                     long[] slice = Arrays.copyOf(lat, n);
                     sums[side] = sums[side] == null ? slice : concat(sums[side], slice);
+                    long[] firstSlice = Arrays.copyOf(first, n);
+                    firstParts[side] = firstParts[side] == null ? firstSlice : concat(firstParts[side], firstSlice);
                     if (verbose) {
                         Arrays.sort(slice);
                         System.out.printf(Locale.ROOT, "  second %3d %-14s p50 %7.1f us  mean %7.1f us%n", s, side == 0 ? "Toolgate" : "raw",
@@ -108,6 +117,20 @@ public final class CallPathProfile {
                 System.out.printf(Locale.ROOT, "%-14s calls %,9d  mean %6.1f us  p50 %6.1f  p90 %6.1f  p99 %7.1f%n",
                         side == 0 ? (pair ? "propose+apply" : budget ? "budgeted READ" : "governed READ") : (pair ? "raw 3 commits" : "raw INSERT"), all.length, mean, all[all.length / 2] / 1e3,
                         all[(int) (all.length * 0.9)] / 1e3, all[(int) (all.length * 0.99)] / 1e3);
+            }
+            if (pair) { // each pair's first part (the proposal) and second (its claim and outcome), apart
+                for (int side = 0; side < 2; side++) {
+                    double wholeMean = Arrays.stream(sums[side]).average().orElse(0);
+                    long[] firstPart = firstParts[side];
+                    double firstMean = Arrays.stream(firstPart).average().orElse(0);
+                    Arrays.sort(firstPart);
+                    System.out.printf(Locale.ROOT, "  %-28s mean %6.1f us  p50 %6.1f%n",
+                            side == 0 ? "propose (proposal row)" : "raw INSERT of the proposal",
+                            firstMean / 1e3, firstPart[firstPart.length / 2] / 1e3);
+                    System.out.printf(Locale.ROOT, "  %-28s mean %6.1f us%n",
+                            side == 0 ? "apply (claim + outcome)" : "raw claim + outcome",
+                            (wholeMean - firstMean) / 1e3);
+                }
             }
         }
     }

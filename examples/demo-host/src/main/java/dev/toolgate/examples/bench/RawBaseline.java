@@ -107,11 +107,15 @@ final class RawBaseline implements AutoCloseable {
      * (durable), claimed with the guarded single-use update (durable: a claim that is not durable before
      * the tool runs could run it twice after a crash), then its outcome written (on PostgreSQL without
      * waiting for the write-ahead log flush, as Toolgate's outcome is). Three autocommit statements.
+     *
+     * @return {@link System#nanoTime()} when the proposal's insert had committed
      */
-    void proposeClaimComplete(String principal, String session, boolean postgres) throws SQLException {
+    long proposeClaimComplete(String principal, String session, boolean postgres) throws SQLException {
         String id = newId();
+        long inserted;
         try (Connection c = pool.getConnection()) {
             insertProposed(c, id, principal, session);
+            inserted = System.nanoTime();
             updateOwnRow(c, CLAIM, principal, id, "the raw claim lost its own row");
             try (PreparedStatement p = c.prepareStatement(postgres ? OUTCOME.replace(" WHERE ", ASYNC_FROM + " WHERE ") : OUTCOME)) {
                 p.setString(1, id);
@@ -120,6 +124,7 @@ final class RawBaseline implements AutoCloseable {
                 }
             }
         }
+        return inserted;
     }
 
     /** The proposal row {@code id}, one autocommit insert. */
