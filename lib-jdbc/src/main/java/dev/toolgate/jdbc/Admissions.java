@@ -1,6 +1,7 @@
 package dev.toolgate.jdbc;
 
 import dev.toolgate.budget.BudgetCharge;
+import dev.toolgate.budget.BudgetExceededException;
 import java.time.Instant;
 import org.jdbi.v3.core.Handle;
 
@@ -18,10 +19,13 @@ abstract class Admissions {
 
     final Db db;
     final RowLocks rows;
+    /** Refusals kept until their slot frees, so that a principal held at its cap costs no statement. */
+    final KnownRefusals refusals;
 
     Admissions(Db db) {
         this.db = db;
         this.rows = new RowLocks(db.dialect(), "toolgate_budget", "principal");
+        this.refusals = new KnownRefusals(db.clock());
     }
 
     /** The implementation for {@code db}'s dialect. */
@@ -30,12 +34,26 @@ abstract class Admissions {
     }
 
     /**
-     * Admits one call of {@code charge}'s principal, in its own short transaction.
+     * Admits one call of {@code charge}'s principal, in its own short transaction; a principal this
+     * instance saw refused is refused again without a statement until the slot it waits for frees
+     * ({@link KnownRefusals}).
      *
      * @return the admission time, which becomes the call's {@code createdAt}
-     * @throws dev.toolgate.budget.BudgetExceededException when over budget; nothing is written then
+     * @throws BudgetExceededException when over budget; nothing is written then
      */
-    abstract Instant admit(BudgetCharge charge);
+    final Instant admit(BudgetCharge charge) {
+        refusals.refuseIfKept(charge);
+        long before = refusals.now();
+        try {
+            return admitInDatabase(charge);
+        } catch (BudgetExceededException refused) {
+            refusals.keep(charge, refused, before);
+            throw refused;
+        }
+    }
+
+    /** {@link #admit(BudgetCharge)} in the database. */
+    abstract Instant admitInDatabase(BudgetCharge charge);
 
     /**
      * Called first in a claim's transaction: locks the applier's budget row, so the claim reads its

@@ -124,6 +124,11 @@ final class Db {
         return clock == null ? NULL_TIMESTAMP : timestamp(clock.instant());
     }
 
+    /** The injected clock, or null when the database's clock is the store's. */
+    Clock clock() {
+        return clock;
+    }
+
     /** {@link #now()} for {@link PlainSql}: the injected clock's instant, or null for the database clock. */
     Instant clockInstant() {
         return clock == null ? null : clock.instant();

@@ -99,7 +99,9 @@ import org.slf4j.LoggerFactory;
  * admission decides under the principal's lock (H2: its budget row's; PostgreSQL: an advisory lock, so a
  * refusal writes nothing) on the log its predecessor committed; on
  * PostgreSQL it commits without waiting for the write-ahead log flush (visible to every instance at
- * once; a database crash can forget only the last fraction of a second of admissions). A proposal is
+ * once; a database crash can forget only the last fraction of a second of admissions). A principal
+ * refused here is refused again without a statement until the slot that refusal waits for frees,
+ * which ends no later than the database's own refusal would. A proposal is
  * one durable insert (with the session's row lock when the pending cap applies). Apply's single use is
  * one durable guarded update ({@code proposed} to {@code applying}, only if unexpired by the store's
  * clock, setting when its outcome is due) whose row count decides the one winner. The outcome after

@@ -36,7 +36,7 @@ final class LockingAdmissions extends Admissions {
     }
 
     @Override
-    Instant admit(BudgetCharge charge) {
+    Instant admitInDatabase(BudgetCharge charge) {
         refuseIfFull(charge);
         return db.inTransaction(h -> {
             rows.lock(h, charge.principalKey());

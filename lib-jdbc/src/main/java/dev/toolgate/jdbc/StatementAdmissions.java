@@ -52,7 +52,7 @@ final class StatementAdmissions extends Admissions {
     }
 
     @Override
-    Instant admit(BudgetCharge charge) {
+    Instant admitInDatabase(BudgetCharge charge) {
         for (int attempt = 1; ; attempt++) {
             Instant now = db.clockInstant(); // null: the database's clock, read after the lock
             Optional<Outcome> outcome = db.withConnection(c -> admitAlone.queryFirst(c, p -> p

@@ -94,6 +94,39 @@ abstract class ConcurrencyContract {
         assertThat(calls.find(stored.id())).contains(stored);
     }
 
+    @Test
+    void aPrincipalHeldAtItsCapIsRefusedHereWithoutAStatementUntilItsSlotFrees() throws Exception {
+        CallStore calls = store.calls();
+        BudgetCharge charge = new BudgetCharge("user:held", BudgetLimit.of(2, Duration.ofMillis(1500)));
+        calls.admit(charge);
+        calls.admit(charge);
+        BudgetExceededException refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+                BudgetExceededException.class, () -> calls.admit(charge));
+        assertThat(refused).isNotNull();
+        long refusedAt = System.nanoTime();
+        // behind the store's back, the admissions go: the database alone would now admit
+        try (Connection c = DriverManager.getConnection(url);
+             PreparedStatement forget = c.prepareStatement("DELETE FROM toolgate_budget_admission WHERE principal = ?")) {
+            forget.setString(1, "user:held");
+            assertThat(forget.executeUpdate()).isEqualTo(2);
+        }
+        BudgetExceededException kept = org.assertj.core.api.Assertions.catchThrowableOfType(
+                BudgetExceededException.class, () -> calls.admit(charge));
+        assertThat(kept).as("refused here, as the database refused it, without asking it").isNotNull();
+        assertThat(kept.retryAfter()).isPositive().isLessThanOrEqualTo(refused.retryAfter());
+        assertThat(kept.principalKey()).isEqualTo("user:held");
+
+        BudgetCharge larger = new BudgetCharge("user:held", BudgetLimit.of(3, Duration.ofMillis(1500)));
+        assertThat(calls.admit(larger)).as("another limit goes to the database").isNotNull();
+
+        // the refusal ends no later than the database's would: right after its retryAfter, admitted again
+        long wait = refused.retryAfter().toNanos() - (System.nanoTime() - refusedAt);
+        if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
+        }
+        assertThat(calls.admit(charge)).isNotNull();
+    }
+
     /** A finished read of {@code session}, not yet stored, without times (the store sets them). */
     private static CallRecord executedRead(String session) {
         return CallRecord.builder().id(java.util.UUID.randomUUID().toString()).toolName("notes.list").effect(Effect.READ)

@@ -614,7 +614,9 @@ public final class StorageBenchmark {
                 budgetTable);
         System.out.println("* in the timed slices. Bucket4j: capacity " + CAP + ", refilled by " + CAP + " every "
                 + WINDOW.toSeconds() + " s (refillIntervally), keys locked with pg_advisory_xact_lock; its admissions are"
-                + " counted from the audit rows it inserts after each consumed token.");
+                + " counted from the audit rows it inserts after each consumed token. Toolgate refuses a principal it"
+                + " saw refused again on the same instance, without a statement, until the slot that refusal waits for"
+                + " frees (toolgate-jdbc's KnownRefusals); Bucket4j's backend asks the database for every call.");
         notes.forEach(n -> System.out.println("note: " + n));
         System.out.printf("total time %.0f s%n", elapsed.toMillis() / 1000.0);
         try {
