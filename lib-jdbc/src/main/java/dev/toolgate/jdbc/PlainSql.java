@@ -27,6 +27,8 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 final class PlainSql {
 
     private static final ColonPrefixSqlParser PARSER = new ColonPrefixSqlParser();
+    /** The positions of a name the statement does not use. */
+    private static final int[] NOWHERE = new int[0];
 
     private final String named;
     private final String sql;
@@ -53,7 +55,7 @@ final class PlainSql {
         }
         Map<String, int[]> positions = new HashMap<>();
         byName.forEach((name, list) -> positions.put(name, list.stream().mapToInt(Integer::intValue).toArray()));
-        return new PlainSql(namedSql, parsed.getSql(), Map.copyOf(positions));
+        return new PlainSql(namedSql, parsed.getSql(), positions);
     }
 
     /** Binds and executes an update; returns its row count. */
@@ -193,8 +195,9 @@ final class PlainSql {
         }
 
         private int[] at(String name) {
-            int[] at = positions.get(prefix + name);
-            return at == null ? new int[0] : at;
+            // the names are constants, whose hash is cached: no concatenation (a new string to hash) without a prefix
+            int[] at = positions.get(prefix.isEmpty() ? name : prefix + name);
+            return at == null ? NOWHERE : at;
         }
     }
 }
