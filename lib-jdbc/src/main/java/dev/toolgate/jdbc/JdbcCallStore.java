@@ -105,10 +105,9 @@ final class JdbcCallStore implements CallStore {
     private final PlainSql proposeInSession;
     /** Whether {@link #proposeInSession} locks the session itself (PostgreSQL), so it needs no transaction. */
     private final boolean roomInStatement;
-    private final String claim;
-    /** {@link #claim} without a JDBI handle: the uncharged claim, on every apply's path. */
-    private final PlainSql claimPlain;
-    /** {@link #claim} reading back only the two times it sets: the claim of a proposal the caller holds. */
+    /** The single-use update, reading back the whole row. */
+    private final PlainSql claimRow;
+    /** {@link #claimRow} reading back only the two times it sets: the claim of a proposal the caller holds. */
     private final PlainSql claimTimes;
     private final String close;
     private final String countPending;
@@ -171,8 +170,7 @@ final class JdbcCallStore implements CallStore {
                 + " applied_at = " + now + ", outcome_due_at = " + Db.plusMicros(now, '+', "outcome_us")
                 + ", decided_by = :decided_by, decision_reason = :decision_reason"
                 + " WHERE id = :id AND " + pending;
-        this.claim = dialect.returning(claimUpdate, CallRows.COLUMNS);
-        this.claimPlain = PlainSql.of(claim);
+        this.claimRow = PlainSql.of(dialect.returning(claimUpdate, CallRows.COLUMNS));
         this.claimTimes = PlainSql.of(dialect.returning(claimUpdate, "applied_at, outcome_due_at"));
         this.close = "UPDATE " + TABLE + " SET status = :status, decided_by = :decided_by, decision_reason = :reason,"
                 + " superseded_by = :superseded_by, completed_at = " + now + " WHERE id = :id AND " + pending;
@@ -393,20 +391,7 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public ClaimResult claim(String id, Claim claim, BudgetCharge charge) {
-        if (charge != null) {
-            return db.inTransaction(h -> claim(h, id, claim, charge));
-        }
-        // without a charge the single-use update is the whole step: one autocommit statement, sent
-        // without a JDBI handle (whose set-up is measurable on every apply); a lost claim is then read
-        Optional<CallRecord> claimed = db.withConnection(c -> claimPlain.queryFirst(c, p -> p
-                .string("id", id)
-                .string("applied_by", claim.appliedBy().key())
-                .string("decided_by", CallRows.key(claim.decidedBy()))
-                .string("decision_reason", claim.decisionReason())
-                .number("outcome_us", Db.micros(claim.outcomeWithin()))
-                .timestamp("now", db.clockInstant()), rs -> CallRows.MAPPER.map(rs, null)));
-        return claimed.map(record -> new ClaimResult(ClaimResult.Status.CLAIMED, record))
-                .orElseGet(() -> db.withHandle(h -> lostClaim(h, id)));
+        return claim(id, claim, charge, claimRow, rs -> CallRows.MAPPER.map(rs, null));
     }
 
     @Override
@@ -417,59 +402,46 @@ final class JdbcCallStore implements CallStore {
         }
         // what a claim leaves alone never changes while the proposal is pending: only the two times it
         // sets are read back (a whole row read back costs about as much again as the update's own work)
-        PlainSql.Binder binder = p -> p
-                .string("id", proposal.id())
-                .string("applied_by", claim.appliedBy().key())
-                .string("decided_by", CallRows.key(claim.decidedBy()))
-                .string("decision_reason", claim.decisionReason())
-                .number("outcome_us", Db.micros(claim.outcomeWithin()))
-                .timestamp("now", db.clockInstant());
-        PlainSql.Reader<CallRecord> claimed = rs -> proposal.toBuilder()
+        return claim(proposal.id(), claim, charge, claimTimes, rs -> proposal.toBuilder()
                 .status(CallStatus.APPLYING)
                 .appliedBy(claim.appliedBy())
                 .appliedAt(Db.instant(rs, 1))
                 .outcomeDueAt(Db.instant(rs, 2))
                 .decidedBy(claim.decidedBy())
                 .decisionReason(claim.decisionReason())
-                .build();
+                .build());
+    }
+
+    /**
+     * The claim of {@code id} by {@code update}, whose returned row {@code claimed} reads. Without a
+     * charge the single-use update is the whole step: one autocommit statement, sent without a JDBI
+     * handle (whose set-up is measurable on every apply). With one, a transaction that takes the
+     * principal's lock first and admits at the claim's own time, so {@code appliedAt} is when the
+     * budget counted it; a refused admission throws and rolls the claim back. A lost claim is then read.
+     */
+    private ClaimResult claim(String id, Claim claim, BudgetCharge charge, PlainSql update,
+                              PlainSql.Reader<CallRecord> claimed) {
+        PlainSql.Binder binder = p -> p
+                .string("id", id)
+                .string("applied_by", claim.appliedBy().key())
+                .string("decided_by", CallRows.key(claim.decidedBy()))
+                .string("decision_reason", claim.decisionReason())
+                .number("outcome_us", Db.micros(claim.outcomeWithin()))
+                .timestamp("now", db.clockInstant());
         if (charge == null) {
-            return db.withConnection(c -> claimTimes.queryFirst(c, binder, claimed))
+            return db.withConnection(c -> update.queryFirst(c, binder, claimed))
                     .map(record -> new ClaimResult(ClaimResult.Status.CLAIMED, record))
-                    .orElseGet(() -> db.withHandle(h -> lostClaim(h, proposal.id())));
+                    .orElseGet(() -> db.withHandle(h -> lostClaim(h, id)));
         }
         return db.inTransaction(h -> {
             admissions.beforeClaim(h, charge);
-            Optional<CallRecord> record = claimTimes.queryFirst(h.getConnection(), binder, claimed);
+            Optional<CallRecord> record = update.queryFirst(h.getConnection(), binder, claimed);
             if (record.isEmpty()) {
-                return lostClaim(h, proposal.id());
+                return lostClaim(h, id);
             }
-            admissions.admit(h, charge, record.get().appliedAt()); // throws when over budget: rolls the claim back
+            admissions.admit(h, charge, record.get().appliedAt());
             return new ClaimResult(ClaimResult.Status.CLAIMED, record.get());
         });
-    }
-
-    private ClaimResult claim(Handle h, String id, Claim claim, BudgetCharge charge) {
-        if (charge != null) {
-            admissions.beforeClaim(h, charge);
-        }
-        Optional<CallRecord> claimed = h.createQuery(this.claim)
-                .bind("id", id)
-                .bind("applied_by", claim.appliedBy().key())
-                .bind("decided_by", CallRows.key(claim.decidedBy()))
-                .bind("decision_reason", claim.decisionReason())
-                .bind("outcome_us", Db.micros(claim.outcomeWithin()))
-                .bind("now", db.now())
-                .map(CallRows.MAPPER)
-                .findOne();
-        if (claimed.isEmpty()) {
-            return lostClaim(h, id);
-        }
-        if (charge != null) {
-            // at the claim's own time, so appliedAt is when the budget counted it; throws when over
-            // budget, and the transaction rolls the claim back
-            admissions.admit(h, charge, claimed.get().appliedAt());
-        }
-        return new ClaimResult(ClaimResult.Status.CLAIMED, claimed.get());
     }
 
     /** Why a claim matched no row, read right after it. */

@@ -183,11 +183,7 @@ public final class StorageBenchmark {
                 }, jit.dividedBy(4));
             }
             for (String tool : List.of(BenchTools.TOUCH, BenchTools.TOUCH_HANDED_OFF)) {
-                Harness.drive(1, t -> {
-                    CallContext ctx = warmSessions.next(t);
-                    gate.apply(ctx, gate.propose(ctx, tool, "{\"key\":\"k\"}").token());
-                    return true;
-                }, jit.dividedBy(4));
+                Harness.drive(1, pairOf(gate, warmSessions, tool), jit.dividedBy(4));
             }
             for (int threads : THREADS) {
                 CallContext[] ctx = contexts("memory-reader", threads);
@@ -221,15 +217,8 @@ public final class StorageBenchmark {
             for (int threads : THREADS) {
                 Sessions sessions = new Sessions(contexts("memory-writer", threads));
                 Sessions sessionsHandedOff = new Sessions(contexts("memory-writer-handed-off", threads));
-                Harness.Result[] pairs = harness.compare(threads, t -> {
-                    CallContext ctx = sessions.next(t);
-                    gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
-                    return true;
-                }, t -> {
-                    CallContext ctx = sessionsHandedOff.next(t);
-                    gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH_HANDED_OFF, "{\"key\":\"k\"}").token());
-                    return true;
-                });
+                Harness.Result[] pairs = harness.compare(threads, pairOf(gate, sessions, BenchTools.TOUCH),
+                        pairOf(gate, sessionsHandedOff, BenchTools.TOUCH_HANDED_OFF));
                 row("in-memory", "propose + apply pair", threads, pairs[0], "(engine only, no storage)", null);
                 row("in-memory", PAIR_HANDED_OFF, threads, pairs[1], "(engine only, no storage)", null);
             }
@@ -360,15 +349,7 @@ public final class StorageBenchmark {
                 }, t -> {
                     raw.insertExecuted(BenchTools.PING, warm.principal().key(), warm.sessionId());
                     return true;
-                }, t -> {
-                    CallContext ctx = warmSessions.next(t);
-                    gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
-                    return true;
-                }, t -> {
-                    CallContext ctx = rawSessions.next(t);
-                    raw.proposeClaimComplete(ctx.principal().key(), ctx.sessionId(), postgres);
-                    return true;
-                }), DB_WARMUP_WINDOW, dbWarmup));
+                }, pairOf(gate, warmSessions, BenchTools.TOUCH), rawPairOf(raw, rawSessions, postgres)), DB_WARMUP_WINDOW, dbWarmup));
                 for (int threads : THREADS) {
                     CallContext[] ctx = contexts("reader", threads);
                     Harness.Result[] results = harness.compare(threads, List.of(t -> {
@@ -414,23 +395,12 @@ public final class StorageBenchmark {
                     Sessions oursHandedOff = new Sessions(contexts("writer-handed-off", threads));
                     Sessions theirs = new Sessions(contexts("raw-writer", threads));
                     Sessions theirs3 = new Sessions(contexts("raw3-writer", threads));
-                    Harness.Result[] results = harness.compare(threads, List.of(t -> {
-                        CallContext ctx = ours.next(t);
-                        gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH, "{\"key\":\"k\"}").token());
-                        return true;
-                    }, t -> {
-                        CallContext ctx = theirs3.next(t);
-                        raw.proposeClaimComplete(ctx.principal().key(), ctx.sessionId(), postgres);
-                        return true;
-                    }, t -> {
+                    Harness.Result[] results = harness.compare(threads, List.of(pairOf(gate, ours, BenchTools.TOUCH),
+                            rawPairOf(raw, theirs3, postgres), t -> {
                         CallContext ctx = theirs.next(t);
                         raw.proposeThenApply(ctx.principal().key(), ctx.sessionId());
                         return true;
-                    }, t -> {
-                        CallContext ctx = oursHandedOff.next(t);
-                        gate.apply(ctx, gate.propose(ctx, BenchTools.TOUCH_HANDED_OFF, "{\"key\":\"k\"}").token());
-                        return true;
-                    }));
+                    }, pairOf(gate, oursHandedOff, BenchTools.TOUCH_HANDED_OFF)));
                     row(name, "propose + apply pair", threads, results[0], THREE_COMMITS, results[1]);
                     row(name, "propose + apply pair", threads, results[0], "raw INSERT + guarded UPDATE (2 commits)", results[2]);
                     row(name, PAIR_HANDED_OFF, threads, results[3], THREE_COMMITS, results[1]);
@@ -547,6 +517,24 @@ public final class StorageBenchmark {
         CallContext next(int thread) {
             return base[thread].withSession(base[thread].sessionId() + "-" + count[thread]++ / PROPOSALS_PER_SESSION);
         }
+    }
+
+    /** A propose + apply pair of {@code tool} in the next session of the calling thread. */
+    private static Harness.Op pairOf(Toolgate gate, Sessions sessions, String tool) {
+        return t -> {
+            CallContext ctx = sessions.next(t);
+            gate.apply(ctx, gate.propose(ctx, tool, "{\"key\":\"k\"}").token());
+            return true;
+        };
+    }
+
+    /** The raw baseline's three commits of a pair, in the next session of the calling thread. */
+    private static Harness.Op rawPairOf(RawBaseline raw, Sessions sessions, boolean postgres) {
+        return t -> {
+            CallContext ctx = sessions.next(t);
+            raw.proposeClaimComplete(ctx.principal().key(), ctx.sessionId(), postgres);
+            return true;
+        };
     }
 
     private static Toolgate gate(ToolgateStore store, BenchTools tools, ToolBudget budget) {
