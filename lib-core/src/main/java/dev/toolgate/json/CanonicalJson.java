@@ -124,11 +124,42 @@ public final class CanonicalJson {
         return HEX.formatHex(sha256Digest().digest(bytes));
     }
 
-    private static MessageDigest sha256Digest() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform must provide SHA-256", e);
+    /**
+     * A fresh SHA-256 digest, cloned from a prototype: {@code MessageDigest.getInstance} looks the
+     * algorithm up among the security providers on every call, a measurable part of a governed call's
+     * own time (every call hashes its arguments).
+     */
+    static MessageDigest sha256Digest() {
+        MessageDigest prototype = Sha256.PROTOTYPE;
+        if (prototype != null) {
+            try {
+                return (MessageDigest) prototype.clone();
+            } catch (CloneNotSupportedException e) {
+                // a provider whose digest cannot be cloned: look it up every time
+            }
+        }
+        return Sha256.lookUp();
+    }
+
+    /** The prototype SHA-256 digest (null if the platform's cannot be cloned), made on first use. */
+    private static final class Sha256 {
+        static final MessageDigest PROTOTYPE = cloneable(lookUp());
+
+        private static MessageDigest cloneable(MessageDigest digest) {
+            try {
+                digest.clone();
+                return digest;
+            } catch (CloneNotSupportedException e) {
+                return null;
+            }
+        }
+
+        static MessageDigest lookUp() {
+            try {
+                return MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every Java platform must provide SHA-256", e);
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -37,6 +38,9 @@ public final class Json {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
+    /** Writes trees: the root serializer found once, not looked up on every write. */
+    private static final ObjectWriter NODE_WRITER = MAPPER.writerFor(JsonNode.class);
+
     private Json() {
     }
 
@@ -61,7 +65,7 @@ public final class Json {
 
     /** Compact JSON text of a node (no insignificant whitespace, keys in their given order). */
     public static String write(JsonNode node) {
-        return MAPPER.writeValueAsString(node);
+        return NODE_WRITER.writeValueAsString(node);
     }
 
     /** Converts any value to a JSON tree with the shared mapper. */

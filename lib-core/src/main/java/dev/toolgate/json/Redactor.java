@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
@@ -172,6 +173,21 @@ public final class Redactor {
 
     /** The terms as compared: letters and digits only, lowercase. */
     private final List<String> matchTerms;
+
+    /**
+     * What short keys of trees became, remembered: tools answer with the same keys call after call, and
+     * a key's verdict depends on nothing else. At most {@value #MAX_REMEMBERED_KEYS} keys of at most
+     * {@value #MAX_REMEMBERED_KEY_CHARS} characters; others are judged every time, as are all keys
+     * once it is full. A verdict reached by failing closed is never remembered.
+     */
+    private final Map<String, KeyVerdict> keyVerdicts = new ConcurrentHashMap<>();
+    private static final int MAX_REMEMBERED_KEYS = 1024;
+    private static final int MAX_REMEMBERED_KEY_CHARS = 64;
+
+    /** A key of a tree as shown after redaction, and whether its value is hidden whatever it is. */
+    private record KeyVerdict(String safeKey, boolean sensitive) {
+        static final KeyVerdict FAILED = new KeyVerdict(REDACTED, true);
+    }
 
     private Redactor(Set<String> terms, List<String> matchTerms) {
         this.terms = terms;
@@ -369,13 +385,14 @@ public final class Redactor {
                 Map<String, Integer> renamed = null;
                 for (Map.Entry<String, JsonNode> member : next.source().properties()) {
                     String key = member.getKey();
-                    String safeKey = redactKey(key);
+                    KeyVerdict verdict = verdict(key);
+                    String safeKey = verdict.safeKey();
                     if (!safeKey.equals(key) || copy.has(safeKey)) {
                         renamed = renamed == null ? new HashMap<>() : renamed;
                         safeKey = unique(copy, safeKey, renamed);
                     }
                     JsonNode value = member.getValue();
-                    if (isSensitive(key)) {
+                    if (verdict.sensitive()) {
                         copy.put(safeKey, REDACTED);
                     } else if (value.isContainer()) {
                         ContainerNode<?> child = emptyLike(value);
@@ -411,12 +428,27 @@ public final class Redactor {
     }
 
     /** A key with its secret-shaped parts redacted; a key that cannot be redacted is replaced whole. */
-    private String redactKey(String key) {
-        try {
-            return redactString(key, false).text();
-        } catch (RuntimeException | StackOverflowError e) {
-            return REDACTED;
+    /** What {@code key} becomes and whether its value is hidden; redacted and hidden if it cannot be judged. */
+    private KeyVerdict verdict(String key) {
+        KeyVerdict known = keyVerdicts.get(key);
+        if (known != null) {
+            return known;
         }
+        KeyVerdict verdict;
+        try {
+            verdict = new KeyVerdict(redactString(key, false).text(), KeyWords.containsTerm(KeyWords.split(key), matchTerms));
+        } catch (RuntimeException | StackOverflowError e) {
+            return KeyVerdict.FAILED;
+        }
+        if (key.length() <= MAX_REMEMBERED_KEY_CHARS && keyVerdicts.size() < MAX_REMEMBERED_KEYS) {
+            keyVerdicts.putIfAbsent(key, verdict);
+        }
+        return verdict;
+    }
+
+    /** Keys whose verdicts are remembered (tests). */
+    int rememberedKeys() {
+        return keyVerdicts.size();
     }
 
     /** A key not yet in {@code copy}: the key itself, or numbered {@code key#2}, {@code key#3}, .... */

@@ -92,4 +92,17 @@ class CallIdsTest {
         }
         assertThat(randomParts).hasSize(threads * each);
     }
+
+    @Test
+    void theRandomPartIsSplitMix64AsTheJdkComputesIt() {
+        // SplittableRandom's nextLong is SplitMix64: its seed advanced by the golden gamma, then mixed
+        for (long seed : new long[] {0L, 1L, -1L, 1_234_567L, Long.MIN_VALUE, 0x0123_4567_89AB_CDEFL}) {
+            assertThat(CallIds.mix(seed + 0x9E37_79B9_7F4A_7C15L)).as("seed %d", seed)
+                    .isEqualTo(new java.util.SplittableRandom(seed).nextLong());
+        }
+        // consecutive counters give unrelated bits: about half of them differ, as random bits would
+        long a = CallIds.mix(41L);
+        long b = CallIds.mix(42L);
+        assertThat(Long.bitCount(a ^ b)).isBetween(16, 48);
+    }
 }

@@ -386,4 +386,37 @@ class RedactorTest {
 
         assertThat(sensitive).isTrue();
     }
+
+    private static final String SECRET_KEY = "ghp_Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j";
+
+    @Test
+    void aRememberedKeyVerdictRedactsExactlyAsAFreshOneAndTheMemoryIsBounded() {
+        Redactor redactor = Redactor.defaults().withKeys("pin");
+        ObjectNode tree = JsonNodeFactory.instance.objectNode();
+        tree.put("pin", "1234").put("count", 3).put("note", "fine");
+        tree.put(SECRET_KEY, "a map keyed by a token");
+        tree.putObject("nested").put("apiKey", "k-1").put("pin", 7);
+        JsonNode first = redactor.redact(tree);
+        JsonNode again = redactor.redact(tree); // every key's verdict now remembered
+        assertThat(again).isEqualTo(first);
+        assertThat(first.get("pin").asString()).isEqualTo(Redactor.REDACTED);
+        assertThat(first.get("nested").get("apiKey").asString()).isEqualTo(Redactor.REDACTED);
+        assertThat(first.get("nested").get("pin").asString()).isEqualTo(Redactor.REDACTED);
+        assertThat(first.get("count").asInt()).isEqualTo(3);
+        assertThat(first.has(SECRET_KEY)).as("a secret-shaped key is itself redacted").isFalse();
+        assertThat(Redactor.defaults().redact(tree).get("pin").asString())
+                .as("another redactor's terms are its own").isEqualTo("1234");
+
+        // many distinct keys, then long ones: the memory stops growing, and verdicts stay right
+        for (int i = 0; i < 3_000; i++) {
+            ObjectNode one = JsonNodeFactory.instance.objectNode().put("field" + i, i);
+            assertThat(redactor.redact(one).get("field" + i).asInt()).isEqualTo(i);
+        }
+        assertThat(redactor.rememberedKeys()).isEqualTo(1024);
+        ObjectNode late = JsonNodeFactory.instance.objectNode().put("late password", "hunter2").put("x".repeat(65), "v");
+        JsonNode lateRedacted = redactor.redact(late);
+        assertThat(lateRedacted.get("late password").asString()).isEqualTo(Redactor.REDACTED);
+        assertThat(lateRedacted.get("x".repeat(65)).asString()).isEqualTo("v");
+        assertThat(redactor.rememberedKeys()).isEqualTo(1024);
+    }
 }

@@ -7,9 +7,12 @@ import dev.toolgate.audit.CallStatus;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.ModeSource;
 import dev.toolgate.tool.Effect;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Locale;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -67,11 +70,7 @@ final class CallRows {
      * (a column the row leaves out is null: none has a default).
      */
     static long presentColumns(CallRecord r) {
-        Object[] values = {r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.automationId(),
-            r.transport(), r.status(), r.mode(), r.modeSource(), r.argumentsHash(), r.createdAt(), r.summary(),
-            r.payloadJson(), r.diffJson(), r.tokenDigest(), r.expiresAt(), r.resultJson(), r.error(), r.completedAt(),
-            r.durationMillis(), r.appliedBy(), r.appliedAt(), r.outcomeDueAt(), r.decidedBy(), r.decisionReason(),
-            r.supersedes(), r.supersededBy(), r.executionId(), r.stepSeq(), r.reverts(), r.revertedBy()};
+        Object[] values = values(r);
         long present = 0;
         for (int i = 0; i < values.length; i++) {
             if (values[i] != null) {
@@ -80,6 +79,67 @@ final class CallRows {
         }
         return present;
     }
+
+    /** The value of each of {@link #COLUMNS} as the record holds it (null for a column left empty). */
+    private static Object[] values(CallRecord r) {
+        return new Object[] {r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.automationId(),
+            r.transport(), r.status(), r.mode(), r.modeSource(), r.argumentsHash(), r.createdAt(), r.summary(),
+            r.payloadJson(), r.diffJson(), r.tokenDigest(), r.expiresAt(), r.resultJson(), r.error(), r.completedAt(),
+            r.durationMillis(), r.appliedBy(), r.appliedAt(), r.outcomeDueAt(), r.decidedBy(), r.decisionReason(),
+            r.supersedes(), r.supersededBy(), r.executionId(), r.stepSeq(), r.reverts(), r.revertedBy()};
+    }
+
+    /** Where {@code created_at} and {@code completed_at} are among {@link #COLUMNS}. */
+    private static final int CREATED_AT = java.util.Arrays.asList(COLUMN_NAMES).indexOf("created_at");
+    private static final int COMPLETED_AT = java.util.Arrays.asList(COLUMN_NAMES).indexOf("completed_at");
+
+    /**
+     * Binds {@code r} to the insert {@link #insertOf} made for its own {@link #presentColumns}, with
+     * {@link #TIMES_AS_MICROS}: each value that is there, in column order, at the next position. No
+     * parameter is looked up by name (on PostgreSQL the 33 lookups of {@link #bind} were about a
+     * microsecond of a governed read's own time).
+     */
+    static void bindPresent(PreparedStatement statement, CallRecord r) throws SQLException {
+        Object[] values = values(r);
+        int position = 0;
+        for (int i = 0; i < values.length; i++) {
+            Object value = values[i];
+            if (value == null) {
+                continue;
+            }
+            position++;
+            if (value instanceof String text) {
+                statement.setString(position, text);
+            } else if (value instanceof Instant instant) {
+                if (i == CREATED_AT || i == COMPLETED_AT) {
+                    statement.setLong(position, Db.epochMicros(instant));
+                } else {
+                    statement.setObject(position, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+                }
+            } else if (value instanceof Long number) {
+                statement.setLong(position, number);
+            } else if (value instanceof Integer number) {
+                statement.setInt(position, number);
+            } else if (value instanceof PrincipalRef principal) {
+                statement.setString(position, principal.key());
+            } else if (value instanceof Effect effect) {
+                statement.setString(position, effect.wireName());
+            } else if (value instanceof CallStatus status) {
+                statement.setString(position, status.wireName());
+            } else if (value instanceof Mode mode) {
+                statement.setString(position, mode.wireName());
+            } else if (value instanceof ModeSource source) {
+                statement.setString(position, source.wireName());
+            } else {
+                throw new IllegalStateException("no binding for a " + value.getClass().getName() + " in column "
+                        + COLUMN_NAMES[i]);
+            }
+        }
+    }
+
+    /** The SQL of the two times {@link #bindPresent} binds as microseconds since the epoch. */
+    static final java.util.Map<String, String> TIMES_AS_MICROS = java.util.Map.of(
+            "created_at", Db.fromEpochMicros("created_us"), "completed_at", Db.fromEpochMicros("completed_us"));
 
     /**
      * An {@code INSERT} of the columns in {@code present} (see {@link #presentColumns}), each bound as

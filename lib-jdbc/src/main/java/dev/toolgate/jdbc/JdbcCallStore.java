@@ -229,10 +229,14 @@ final class JdbcCallStore implements CallStore {
                 return withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
             }
             CallRecord timed = timed(call);
-            PlainSql insert = recordStatement(timed);
-            db.withConnection(c -> insert.update(c, p -> CallRows.bind(p, timed)
-                    .number("created_us", Db.epochMicros(timed.createdAt()))
-                    .number("completed_us", Db.epochMicros(timed.completedAt()))));
+            PlainSql shape = recordShape(CallRows.presentColumns(timed));
+            if (shape != null) {
+                db.withConnection(c -> shape.updateAt(c, s -> CallRows.bindPresent(s, timed)));
+            } else {
+                db.withConnection(c -> recordTimed.update(c, p -> CallRows.bind(p, timed)
+                        .number("created_us", Db.epochMicros(timed.createdAt()))
+                        .number("completed_us", Db.epochMicros(timed.completedAt()))));
+            }
             return timed;
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, call);
@@ -241,20 +245,19 @@ final class JdbcCallStore implements CallStore {
 
     /**
      * The insert of a finished call's row naming only the columns it fills (a read's row leaves about
-     * half of them null, and each parameter bound costs on both ends); up to {@value #MAX_RECORD_SHAPES}
-     * such shapes are kept, any other uses the insert of every column.
+     * half of them null, and each parameter bound costs on both ends), bound by position with
+     * {@link CallRows#bindPresent}; up to {@value #MAX_RECORD_SHAPES} such shapes are kept, and for any
+     * other this is null: the insert of every column, bound by name, is used.
      */
-    private PlainSql recordStatement(CallRecord timed) {
-        long present = CallRows.presentColumns(timed);
+    private PlainSql recordShape(long present) {
         PlainSql insert = recordShapes.get(present);
         if (insert != null) {
             return insert;
         }
         if (recordShapes.size() >= MAX_RECORD_SHAPES) {
-            return recordTimed;
+            return null;
         }
-        return recordShapes.computeIfAbsent(present, shape -> PlainSql.of(CallRows.insertOf(shape,
-                Map.of("created_at", Db.fromEpochMicros("created_us"), "completed_at", Db.fromEpochMicros("completed_us")))));
+        return recordShapes.computeIfAbsent(present, shape -> PlainSql.of(CallRows.insertOf(shape, CallRows.TIMES_AS_MICROS)));
     }
 
     /**

@@ -69,6 +69,25 @@ final class PlainSql {
     }
 
     /**
+     * Binds by position (the caller knows the statement's parameters in order) and executes an
+     * update; returns its row count.
+     */
+    int updateAt(Connection connection, PositionalBinder binder) {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            binder.bind(statement);
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw failed(e);
+        }
+    }
+
+    /** Sets a statement's parameters by position. */
+    @FunctionalInterface
+    interface PositionalBinder {
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+
+    /**
      * Binds each of {@code binders} as one row of a JDBC batch on {@code connection} and executes the
      * batch; the caller owns the transaction.
      */

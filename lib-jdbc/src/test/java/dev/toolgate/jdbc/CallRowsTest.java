@@ -60,6 +60,72 @@ class CallRowsTest {
                 .isEqualTo("INSERT INTO toolgate_call (id, created_at) VALUES (:id, CURRENT_TIMESTAMP)");
     }
 
+    @Test
+    void everyShapeOfAFinishedRowIsStoredAsRecordedOnH2() throws Exception {
+        roundTrips(TestStores.h2MemoryUrl("call-rows"));
+    }
+
+    @Test
+    void everyShapeOfAFinishedRowIsStoredAsRecordedOnPostgres() throws Exception {
+        roundTrips(PostgresDatabase.freshSchema("call_rows"));
+    }
+
+    /**
+     * Each finished record, with every component and then without each one it can go without, each
+     * component holding a value of its own (a value bound at another column's position would show),
+     * comes back from the store as recorded: the narrow insert binds by position.
+     */
+    private static void roundTrips(String url) throws Exception {
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).build()) {
+            int shapes = 0;
+            for (int nulled = -1; nulled < COMPONENTS.length; nulled++) {
+                CallRecord record;
+                try {
+                    record = distinct(nulled, shapes);
+                } catch (java.lang.reflect.InvocationTargetException required) {
+                    continue;
+                }
+                CallRecord stored = store.calls().record(record);
+                assertThat(store.calls().find(stored.id())).as("without %s", nulled < 0 ? "nothing" : COMPONENTS[nulled].getName())
+                        .contains(stored);
+                // the store sets the times a finished row gets (a missing creation time, the completion time)
+                assertThat(stored.toBuilder().createdAt(record.createdAt()).completedAt(record.completedAt()).build())
+                        .isEqualTo(record);
+                shapes++;
+            }
+            assertThat(shapes).isGreaterThan(20);
+        }
+    }
+
+    /** A finished record with a value of its own in every component but {@code nulled}; ids differ by {@code n}. */
+    private static CallRecord distinct(int nulled, int n) throws Exception {
+        Object[] values = new Object[COMPONENTS.length];
+        for (int i = 0; i < COMPONENTS.length; i++) {
+            Class<?> type = COMPONENTS[i].getType();
+            String name = COMPONENTS[i].getName();
+            Object value;
+            if (type == String.class) {
+                value = name + "-" + n; // a step (execution, seq) is logged once: each record is its own
+            } else if (type == Instant.class) { // microseconds, the databases' precision; completedAt the latest
+                value = Instant.parse("2026-01-02T03:04:05Z").plusSeconds(i).plusNanos(1_000L * i);
+            } else if (type == Long.class) {
+                value = 7L + i;
+            } else if (type == Integer.class) {
+                value = 3 + i;
+            } else if (type == PrincipalRef.class) {
+                value = new PrincipalRef(dev.toolgate.access.PrincipalKind.USER, name);
+            } else if (type == CallStatus.class) {
+                value = CallStatus.EXECUTED;
+            } else {
+                value = sample(type);
+            }
+            values[i] = i == nulled ? null : value;
+        }
+        Constructor<CallRecord> canonical = CallRecord.class.getDeclaredConstructor(
+                Arrays.stream(COMPONENTS).map(RecordComponent::getType).toArray(Class<?>[]::new));
+        return canonical.newInstance(values);
+    }
+
     /** A record with every component set, but component {@code nulled} (none if negative). */
     private static CallRecord record(int nulled) throws Exception {
         Object[] values = new Object[COMPONENTS.length];

@@ -20,8 +20,13 @@ import java.util.Locale;
  * governed call's time goes beyond the commit; with {@code pg_stat_statements} installed, the database
  * side shows each statement's own execution time.
  *
+ * <p>Each side's line ends with the CPU time its calls used on the calling thread (kernel time of the
+ * socket writes and reads included), which unlike latency does not depend on what else the machine
+ * runs. For a sampling profiler ({@code perf} with {@code -XX:+PreserveFramePointer}, say),
+ * {@code -Dprofile.side=0} runs only Toolgate's side and {@code -Dprofile.side=1} only the baseline.
+ *
  * <p>Arguments: {@code --url jdbc:...} (default {@code TOOLGATE_TEST_PG_URL}), {@code --seconds N},
- * {@code --workload read|pair|budget}.
+ * {@code --warmup N} (seconds run first and not counted; default 0), {@code --workload read|pair|budget}.
  */
 public final class CallPathProfile {
 
@@ -31,14 +36,17 @@ public final class CallPathProfile {
     public static void main(String[] args) throws Exception {
         String url = System.getenv("TOOLGATE_TEST_PG_URL");
         int seconds = 30;
+        int warmup = 0;
         String workload = "read";
         boolean verbose = Boolean.getBoolean("profile.verbose");
+        int only = Integer.getInteger("profile.side", -1); // 0: only Toolgate's side, 1: only the baseline (for a sampling profiler)
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--url" -> url = args[i + 1];
                 case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
                 case "--workload" -> workload = args[i + 1];
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--url, --seconds, --workload)");
+                case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--url, --seconds, --warmup, --workload)");
             }
         }
         boolean pair = workload.equals("pair");
@@ -64,12 +72,22 @@ public final class CallPathProfile {
             }
             long[][] sums = new long[2][];
             long[][] firstParts = new long[2][];
-            for (int s = 0; s < seconds; s++) {
+            long[] cpu = new long[2];
+            long[] user = new long[2];
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            for (int s = -warmup; s < seconds; s++) {
                 for (int side = 0; side < 2; side++) {
+                    if (only >= 0 && side != only) {
+                        sums[side] = new long[] {0};
+                        firstParts[side] = new long[] {0};
+                        continue;
+                    }
                     long[] lat = new long[1 << 16];
                     long[] first = new long[lat.length];
                     int n = 0;
                     long end = System.nanoTime() + 500_000_000L;
+                    long cpuBefore = threads.getCurrentThreadCpuTime();
+                    long userBefore = threads.getCurrentThreadUserTime();
                     while (n < lat.length) {
                         long t0 = System.nanoTime();
                         CallContext session = ctx.withSession("profile-" + count++ / 10);
@@ -99,6 +117,11 @@ public final class CallPathProfile {
                             break;
                         }
                     }
+                    if (s < 0) { // warming up: not counted
+                        continue;
+                    }
+                    cpu[side] += threads.getCurrentThreadCpuTime() - cpuBefore;
+                    user[side] += threads.getCurrentThreadUserTime() - userBefore;
                     long[] slice = Arrays.copyOf(lat, n);
                     sums[side] = sums[side] == null ? slice : concat(sums[side], slice);
                     long[] firstSlice = Arrays.copyOf(first, n);
@@ -114,9 +137,10 @@ public final class CallPathProfile {
                 long[] all = sums[side];
                 Arrays.sort(all);
                 double mean = Arrays.stream(all).average().orElse(0) / 1e3;
-                System.out.printf(Locale.ROOT, "%-14s calls %,9d  mean %6.1f us  p50 %6.1f  p90 %6.1f  p99 %7.1f%n",
+                System.out.printf(Locale.ROOT, "%-14s calls %,9d  mean %6.1f us  p50 %6.1f  p90 %6.1f  p99 %7.1f  caller's CPU %5.1f us a call (%4.1f in the JVM)%n",
                         side == 0 ? (pair ? "propose+apply" : budget ? "budgeted READ" : "governed READ") : (pair ? "raw 3 commits" : "raw INSERT"), all.length, mean, all[all.length / 2] / 1e3,
-                        all[(int) (all.length * 0.9)] / 1e3, all[(int) (all.length * 0.99)] / 1e3);
+                        all[(int) (all.length * 0.9)] / 1e3, all[(int) (all.length * 0.99)] / 1e3, cpu[side] / 1e3 / all.length,
+                        user[side] / 1e3 / all.length);
             }
             if (pair) { // each pair's first part (the proposal) and second (its claim and outcome), apart
                 for (int side = 0; side < 2; side++) {
