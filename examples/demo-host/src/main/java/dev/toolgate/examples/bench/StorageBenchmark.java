@@ -53,6 +53,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       registry) vs the same READ without it (goal: at most 10 % slower).</li>
  * </ul>
  *
+ * For the READ and the pair on each database a note also gives each side's CPU time per operation on
+ * its calling threads: the governed side's own work, a figure that unlike the throughput ratio does not
+ * move with the machine's load.
+ *
  * <pre>
  * ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.mainClass=dev.toolgate.examples.bench.StorageBenchmark
  * </pre>
@@ -364,6 +368,7 @@ public final class StorageBenchmark {
                     }));
                     Harness.Result base = results[2];
                     row(name, "governed READ call", threads, results[0], "raw INSERT (1 commit)", base);
+                    notes.add(cpuNote(name, "governed READ", threads, results[0], "the raw insert", base));
                     row(name, READ_HANDED_OFF, threads, results[1], "raw INSERT (1 commit)", base);
                     // a cell of its own: its writer thread's last batch must not run into another side's slice
                     Harness.Result[] behindResults = harness.compare(threads, List.of(t -> {
@@ -402,6 +407,7 @@ public final class StorageBenchmark {
                         return true;
                     }, pairOf(gate, oursHandedOff, BenchTools.TOUCH_HANDED_OFF)));
                     row(name, "propose + apply pair", threads, results[0], THREE_COMMITS, results[1]);
+                    notes.add(cpuNote(name, "propose + apply pair", threads, results[0], "the 3-commit baseline", results[1]));
                     row(name, "propose + apply pair", threads, results[0], "raw INSERT + guarded UPDATE (2 commits)", results[2]);
                     row(name, PAIR_HANDED_OFF, threads, results[3], THREE_COMMITS, results[1]);
                     for (int side : new int[] {0, 3}) {
@@ -660,6 +666,18 @@ public final class StorageBenchmark {
             }
         }
         return null;
+    }
+
+    /**
+     * What a workload and its baseline cost in CPU on their calling threads per operation: unlike their
+     * throughput ratio, which moves by a tenth from run to run on a busy 2-core machine, this is the
+     * governed side's own work (kernel time of its socket calls included).
+     */
+    private static String cpuNote(String store, String workload, int threads, Harness.Result ours, String baseline,
+                                  Harness.Result theirs) {
+        return String.format(Locale.ROOT, "%s, %s at %d thread(s): %.1f us of CPU per operation on the calling"
+                + " thread, %s %.1f us (%+.1f us)", store, workload, threads, ours.cpuMicrosPerOp(), baseline,
+                theirs.cpuMicrosPerOp(), ours.cpuMicrosPerOp() - theirs.cpuMicrosPerOp());
     }
 
     static String freshSchema(String url, String schema) throws Exception {
