@@ -1,11 +1,10 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.json.CanonicalJson;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * A proposal's single-use token: {@code propose:<callId>.<nonce>}, where the nonce is 32 bytes from
@@ -21,8 +20,6 @@ public final class ProposalToken {
     /** Nonce length in bytes. */
     public static final int NONCE_BYTES = 32;
 
-    private static final Pattern ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-    private static final Pattern NONCE = Pattern.compile("[0-9a-fA-F]{" + (NONCE_BYTES * 2) + "}");
     private static final int MAX_LENGTH = 256;
     private static final HexFormat HEX = HexFormat.of();
 
@@ -65,10 +62,10 @@ public final class ProposalToken {
         }
         String id = rest.substring(0, dot);
         String nonce = rest.substring(dot + 1);
-        if (!ID.matcher(id).matches()) {
+        if (!isLowerCaseUuid(id)) {
             throw new MalformedTokenException("the proposal id in the token is not a lower-case UUID");
         }
-        if (!NONCE.matcher(nonce).matches()) {
+        if (!isHex(nonce, NONCE_BYTES * 2)) {
             throw new MalformedTokenException("the nonce must be " + (NONCE_BYTES * 2) + " hex characters, got "
                     + nonce.length() + " characters");
         }
@@ -82,12 +79,12 @@ public final class ProposalToken {
 
     /** The SHA-256 of the nonce, as stored. */
     public byte[] nonceDigest() {
-        return sha256(nonce);
+        return HEX.parseHex(nonceDigestHex());
     }
 
     /** {@link #nonceDigest()} in lower-case hex. */
     public String nonceDigestHex() {
-        return HEX.formatHex(nonceDigest());
+        return CanonicalJson.sha256Hex(nonce);
     }
 
     /** True if {@code storedDigestHex} is this token's nonce digest; compared in constant time. */
@@ -114,11 +111,32 @@ public final class ProposalToken {
         return PREFIX + callId + ".<hidden>";
     }
 
-    private static byte[] sha256(byte[] bytes) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    /** {@code [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}}, ASCII only. */
+    private static boolean isLowerCaseUuid(String text) {
+        if (text.length() != 36) {
+            return false;
         }
+        for (int i = 0; i < 36; i++) {
+            char c = text.charAt(i);
+            boolean hyphenHere = i == 8 || i == 13 || i == 18 || i == 23;
+            if (hyphenHere ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Exactly {@code length} hex digits of either case, ASCII only. */
+    private static boolean isHex(String text, int length) {
+        if (text.length() != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+                return false;
+            }
+        }
+        return true;
     }
 }
