@@ -427,8 +427,10 @@ public final class Redactor {
         return container.isObject() ? NODES.objectNode() : NODES.arrayNode(container.size());
     }
 
-    /** A key with its secret-shaped parts redacted; a key that cannot be redacted is replaced whole. */
-    /** What {@code key} becomes and whether its value is hidden; redacted and hidden if it cannot be judged. */
+    /**
+     * What {@code key} becomes (its secret-shaped parts redacted) and whether its value is hidden; a key
+     * that cannot be judged is replaced whole and its value hidden.
+     */
     private KeyVerdict verdict(String key) {
         KeyVerdict known = keyVerdicts.get(key);
         if (known != null) {
