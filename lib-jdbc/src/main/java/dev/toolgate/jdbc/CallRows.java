@@ -70,7 +70,11 @@ final class CallRows {
      * (a column the row leaves out is null: none has a default).
      */
     static long presentColumns(CallRecord r) {
-        Object[] values = values(r);
+        return presentColumns(values(r));
+    }
+
+    /** {@link #presentColumns(CallRecord)} of a record's {@link #values}. */
+    static long presentColumns(Object[] values) {
         long present = 0;
         for (int i = 0; i < values.length; i++) {
             if (values[i] != null) {
@@ -81,7 +85,7 @@ final class CallRows {
     }
 
     /** The value of each of {@link #COLUMNS} as the record holds it (null for a column left empty). */
-    private static Object[] values(CallRecord r) {
+    static Object[] values(CallRecord r) {
         return new Object[] {r.id(), r.toolName(), r.effect(), r.principal(), r.tenantId(), r.sessionId(), r.automationId(),
             r.transport(), r.status(), r.mode(), r.modeSource(), r.argumentsHash(), r.createdAt(), r.summary(),
             r.payloadJson(), r.diffJson(), r.tokenDigest(), r.expiresAt(), r.resultJson(), r.error(), r.completedAt(),
@@ -94,13 +98,12 @@ final class CallRows {
     private static final int COMPLETED_AT = java.util.Arrays.asList(COLUMN_NAMES).indexOf("completed_at");
 
     /**
-     * Binds {@code r} to the insert {@link #insertOf} made for its own {@link #presentColumns}, with
+     * Binds a record's {@link #values} to the insert {@link #insertOf} made for its {@link #presentColumns}, with
      * {@link #TIMES_AS_MICROS}: each value that is there, in column order, at the next position. No
      * parameter is looked up by name (on PostgreSQL the 33 lookups of {@link #bind} were about a
      * microsecond of a governed read's own time).
      */
-    static void bindPresent(PreparedStatement statement, CallRecord r) throws SQLException {
-        Object[] values = values(r);
+    static void bindPresent(PreparedStatement statement, Object[] values) throws SQLException {
         int position = 0;
         for (int i = 0; i < values.length; i++) {
             Object value = values[i];

@@ -229,9 +229,10 @@ final class JdbcCallStore implements CallStore {
                 return withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
             }
             CallRecord timed = timed(call);
-            PlainSql shape = recordShape(CallRows.presentColumns(timed));
+            Object[] values = CallRows.values(timed);
+            PlainSql shape = recordShape(CallRows.presentColumns(values));
             if (shape != null) {
-                db.withConnection(c -> shape.updateAt(c, s -> CallRows.bindPresent(s, timed)));
+                db.withConnection(c -> shape.updateAt(c, s -> CallRows.bindPresent(s, values)));
             } else {
                 db.withConnection(c -> recordTimed.update(c, p -> CallRows.bind(p, timed)
                         .number("created_us", Db.epochMicros(timed.createdAt()))
