@@ -22,9 +22,14 @@ final class Hygiene {
         this.resultLimitBytes = resultLimitBytes;
     }
 
-    /** A result redacted, then pruned to the cap. */
+    /**
+     * A result redacted, then pruned to the cap. The redacted tree is a copy that shares no container
+     * with the tool's result, so one that fits is kept as it is rather than copied again.
+     */
     JsonTruncator.Truncation result(JsonNode result) {
-        return JsonTruncator.truncate(redactor.redact(result), resultLimitBytes);
+        JsonNode redacted = redactor.redact(result);
+        return JsonTruncator.fits(redacted, resultLimitBytes) ? new JsonTruncator.Truncation(redacted, false)
+                : JsonTruncator.truncate(redacted, resultLimitBytes);
     }
 
     /**

@@ -107,6 +107,26 @@ final class Steps implements AutoCloseable {
         RegisteredTool tool = tool(toolName);
         authorize(context.principal(), tool);
         JsonNode args = arguments == null || arguments.isMissingNode() ? JsonNodeFactory.instance.objectNode() : arguments;
+        // no arguments ({}), the most common call of a read: canonical form and hash known in advance
+        boolean none = args.isObject() && args.isEmpty();
+        byte[] bytes = none ? null : canonicalBytes(tool, args);
+        List<ValidationIssue> issues = tool.validate(args);
+        if (!issues.isEmpty()) {
+            throw new ToolValidationException(tool.name(), issues);
+        }
+        String hash = none ? NO_ARGUMENTS_HASH : CanonicalJson.sha256Hex(bytes);
+        if (context.turn() != null && context.turn().succeeded(tool.name(), hash)) {
+            throw new DuplicateCallException(tool.name());
+        }
+        return new Prepared(tool, args, hash, resolveMode(tool, context.tenantId(), context.automationId()));
+    }
+
+    /** The hash of no arguments: SHA-256 of their canonical form, {@code {}}. */
+    static final String NO_ARGUMENTS_HASH = CanonicalJson.sha256Hex(CanonicalJson.canonicalize(JsonNodeFactory.instance.objectNode())
+            .getBytes(StandardCharsets.UTF_8));
+
+    /** The canonical UTF-8 form of {@code args}, within the size limit. */
+    private byte[] canonicalBytes(RegisteredTool tool, JsonNode args) {
         String canonical;
         try {
             canonical = CanonicalJson.canonicalize(args);
@@ -118,15 +138,7 @@ final class Steps implements AutoCloseable {
             throw new ToolValidationException(tool.name(), List.of(ValidationIssue.at("", "the arguments are "
                     + bytes.length + " bytes; the limit is " + settings.maxArgumentBytes())));
         }
-        List<ValidationIssue> issues = tool.validate(args);
-        if (!issues.isEmpty()) {
-            throw new ToolValidationException(tool.name(), issues);
-        }
-        String hash = CanonicalJson.sha256Hex(bytes);
-        if (context.turn() != null && context.turn().succeeded(tool.name(), hash)) {
-            throw new DuplicateCallException(tool.name());
-        }
-        return new Prepared(tool, args, hash, resolveMode(tool, context.tenantId(), context.automationId()));
+        return bytes;
     }
 
     private ModeResolution resolveMode(RegisteredTool tool, String tenantId, String automationId) {

@@ -127,7 +127,7 @@ public final class JsonTruncator {
                     "maxBytes must be at least " + MIN_MAX_BYTES + " to leave room for the truncation marker, was "
                             + maxBytes);
         }
-        if (SerializedSize.of(value, maxBytes, MAX_DEPTH) <= maxBytes) {
+        if (fits(value, maxBytes)) {
             return new Truncation(value.deepCopy(), false);
         }
         ObjectNode marked = NODES.objectNode();
@@ -142,6 +142,22 @@ public final class JsonTruncator {
             }
         }
         return new Truncation(marked, true);
+    }
+
+    /**
+     * Whether a tree fits a budget as it is: its compact UTF-8 serialization takes at most
+     * {@code maxBytes} bytes and it nests no deeper than {@value #MAX_DEPTH} levels, exactly when
+     * {@link #truncate(JsonNode, int)} would return it unpruned. Counted without serializing, and the
+     * count stops once it exceeds the budget, so a large tree costs no more than the budget to measure.
+     * For a caller that owns the tree already (a copy it made) and needs no second one.
+     *
+     * @param value    the tree; not modified
+     * @param maxBytes the budget in bytes
+     * @return true when the tree fits
+     */
+    public static boolean fits(JsonNode value, int maxBytes) {
+        Objects.requireNonNull(value, "value");
+        return SerializedSize.of(value, maxBytes, MAX_DEPTH) <= maxBytes;
     }
 
     /** A pruned copy of a container and its serialized size. */

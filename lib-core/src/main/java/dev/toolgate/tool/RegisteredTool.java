@@ -28,6 +28,11 @@ public final class RegisteredTool implements Guarded {
     private final ToolDescriptor descriptor;
     private final String schemaFingerprint;
     private final ToolSchemas schemas;
+    /**
+     * The issues of an empty object of arguments, found on first need: a tool without arguments is
+     * called with {@code {}} every time, and the verdict on it depends on the schema alone.
+     */
+    private volatile List<ValidationIssue> emptyArgumentIssues;
 
     private RegisteredTool(String pluginId, Tool<?, ?> tool, String source, ToolSchemas schemas) {
         this.name = pluginId + "." + tool.name();
@@ -133,6 +138,14 @@ public final class RegisteredTool implements Guarded {
 
     /** Every issue with {@code arguments} against the current input schema; empty if valid. */
     public List<ValidationIssue> validate(JsonNode arguments) {
+        if (arguments != null && arguments.isObject() && arguments.isEmpty()) {
+            List<ValidationIssue> issues = emptyArgumentIssues;
+            if (issues == null) {
+                issues = ToolSchemas.validate(validator, arguments); // immutable; a race computes the same twice
+                emptyArgumentIssues = issues;
+            }
+            return issues;
+        }
         return ToolSchemas.validate(validator, arguments);
     }
 

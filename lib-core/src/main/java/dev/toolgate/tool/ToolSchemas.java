@@ -123,6 +123,9 @@ final class ToolSchemas {
 
     /** Binds validated arguments to the input type, reporting binding problems as issues. */
     <I> I bind(JsonNode arguments, Class<I> type) {
+        if (type == NoInput.class && arguments != null && arguments.isObject() && arguments.isEmpty()) {
+            return type.cast(NO_INPUT); // what binding {} makes, without a deserializer's walk
+        }
         try {
             return mapper.treeToValue(arguments, type);
         } catch (JacksonException e) {
@@ -133,6 +136,8 @@ final class ToolSchemas {
             throw new ToolValidationException(List.of(ValidationIssue.at(path.toString(), e.getOriginalMessage())));
         }
     }
+
+    private static final NoInput NO_INPUT = new NoInput();
 
     JsonMapper mapper() {
         return mapper;

@@ -44,6 +44,7 @@ class JsonTruncatorTest {
             assertThat(written.getBytes(StandardCharsets.UTF_8).length).as("case %d", i).isLessThanOrEqualTo(maxBytes);
             assertThat(Json.parse(written)).as("case %d", i).isNotNull();
             assertThat(result.truncated()).as("case %d", i).isEqualTo(!fits);
+            assertThat(JsonTruncator.fits(input, maxBytes)).as("fits, case %d", i).isEqualTo(fits);
             assertThat(result.value().path(JsonTruncator.MARKER).isBoolean()).as("case %d", i).isEqualTo(!fits);
             if (fits) {
                 assertThat(result.value()).as("case %d", i).isEqualTo(input);
@@ -55,6 +56,23 @@ class JsonTruncatorTest {
             assertThat(input).as("input unchanged").isEqualTo(original);
         }
         assertThat(pruned).as("enough cases exercise pruning").isGreaterThan(300);
+    }
+
+    @Test
+    void fitsIsExactAtTheBoundaryAndFalseForATreeTooDeepToKeep() {
+        ObjectNode tree = NODES.objectNode().put("pong", true).put("text", "x".repeat(100));
+        int size = bytes(tree);
+        assertThat(JsonTruncator.fits(tree, size)).isTrue();
+        assertThat(JsonTruncator.fits(tree, size - 1)).isFalse();
+        assertThat(JsonTruncator.truncate(tree, size - 1).truncated()).isTrue();
+        JsonNode deep = NODES.arrayNode();
+        for (int level = 1; level < JsonTruncator.MAX_DEPTH + 1; level++) {
+            deep = NODES.arrayNode().add(deep);
+        }
+        assertThat(bytes(deep)).isLessThan(10_000);
+        assertThat(JsonTruncator.fits(deep, 10_000)).as("%d levels", JsonTruncator.MAX_DEPTH + 1).isFalse();
+        assertThat(JsonTruncator.truncate(deep, 10_000).truncated()).isTrue();
+        assertThatThrownBy(() -> JsonTruncator.fits(null, 100)).isInstanceOf(NullPointerException.class);
     }
 
     /**

@@ -82,6 +82,29 @@ class ToolSchemaTest {
         assertThat(schemas.schemaOf(NewIncident.class)).isSameAs(schemas.schemaOf(NewIncident.class));
     }
 
+    @Test
+    void theVerdictOnNoArgumentsIsTheSchemasEveryTimeAndNoInputBindsThemAsAFreshBindWould() throws Exception {
+        RegisteredTool incident = createIncident();
+        List<ValidationIssue> first = incident.validate(Json.object());
+        assertThat(first).extracting(ValidationIssue::path)
+                .containsExactlyInAnyOrder("/systemId", "/title", "/severity", "/priority", "/links");
+        assertThat(incident.validate(Json.object())).isEqualTo(first);
+        assertThat(incident.validate(Json.parse("{}"))).isEqualTo(first);
+        // a non-empty object is judged afresh, not by the remembered verdict
+        assertThat(incident.validate(Json.parse(VALID))).isEmpty();
+        assertThat(incident.validate(Json.parse("{\"extra\":1}"))).extracting(ValidationIssue::path).contains("/extra");
+        assertThat(createIncident().validate(Json.parse("{}"))).isEqualTo(first);
+
+        Tool<NoInput, String> ping = Tool.builder("ping", NoInput.class).description("Answers pong").effect(Effect.READ)
+                .execute((in, ctx) -> "pong").build();
+        RegisteredTool none = ToolRegistry.create().register("bench", ping);
+        assertThat(none.validate(Json.object())).isEmpty();
+        assertThat(none.validate(Json.parse("{\"x\":1}"))).extracting(ValidationIssue::path).containsExactly("/x");
+        ToolSchemas schemas = new ToolSchemas(Json.mapper());
+        assertThat(schemas.bind(Json.object(), NoInput.class)).isEqualTo(Json.mapper().treeToValue(Json.object(), NoInput.class));
+        assertThat(schemas.bind(null, NoInput.class)).isNull();
+    }
+
     private static List<ValidationIssue> issues(String json) {
         return createIncident().validate(Json.parse(json));
     }

@@ -114,7 +114,12 @@ final class JdbcExecutionStore implements ExecutionStore {
                 + " AND c.status = 'proposed' AND c.expires_at > " + now + ")"
                 + " ORDER BY e.updated_at, e.id LIMIT :limit";
         this.purge = new PickedRows(db, TABLE, "status NOT IN ('running', 'paused') AND completed_at < :before",
-                "completed_at", "DELETE FROM " + TABLE, null);
+                "completed_at", "DELETE FROM " + TABLE, null, null);
+    }
+
+    /** The pick of {@link #purge}. For tests. */
+    PickedRows purgePick() {
+        return purge;
     }
 
     /**

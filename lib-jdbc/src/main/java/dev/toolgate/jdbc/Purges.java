@@ -3,11 +3,10 @@ package dev.toolgate.jdbc;
 import dev.toolgate.spi.CallStore.Purge;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.Update;
+import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * Retention for {@link JdbcCallStore}: {@link dev.toolgate.spi.CallStore#purge} and
@@ -26,7 +25,8 @@ import org.jdbi.v3.core.statement.Update;
  *       Being a later statement, under READ COMMITTED it sees everything committed before it, including
  *       an admission or proposal that committed between the first statement's snapshot and its lock;
  *       and as the rows stay locked until the commit, nothing can admit into or propose under a row
- *       after that re-check and before it is gone. A budget row is idle when its newest admission
+ *       after that re-check and before it is gone. (On H2 the first statement is two: the idle keys
+ *       without a lock, then the lock of those keys, as {@link #deleteLocked} explains.) A budget row is idle when its newest admission
  *       ({@code last_at}) is before the cutoff, or when it has none; budget rows go oldest first, and
  *       their admission rows ({@code toolgate_budget_admission}) go with them, in the same transaction. A session row is idle when the session
  *       has no pending proposal and no proposal created at or after the cutoff; session rows have no
@@ -52,6 +52,7 @@ import org.jdbi.v3.core.statement.Update;
 final class Purges {
 
     private static final String FINISHED = "'executed', 'failed', 'invalid', 'denied', 'applied', 'interrupted'";
+    private static final String FOR_UPDATE = " FOR UPDATE SKIP LOCKED";
     private static final String CLOSED = "'rejected', 'expired', 'superseded'";
 
     private final Db db;
@@ -75,11 +76,11 @@ final class Purges {
                 + " AND NOT EXISTS (SELECT 1 FROM toolgate_call r WHERE r.session_id = s.session_id"
                 + " AND r.token_digest IS NOT NULL AND r.created_at >= :before)";
         this.lockIdleSessions = "SELECT s.session_id FROM toolgate_session s WHERE " + idleSession
-                + " LIMIT :limit FOR UPDATE SKIP LOCKED";
+                + " LIMIT :limit" + FOR_UPDATE;
         // last_at: the newest admission, or null when there was none
         this.idleBudget = "COALESCE(b.last_at < :before, TRUE)";
         this.lockIdleBudgets = "SELECT b.principal FROM toolgate_budget b WHERE " + idleBudget
-                + " ORDER BY b.last_at NULLS FIRST, b.principal LIMIT :limit FOR UPDATE SKIP LOCKED";
+                + " ORDER BY b.last_at NULLS FIRST, b.principal LIMIT :limit" + FOR_UPDATE;
         this.lockSession = "SELECT session_id FROM toolgate_session WHERE session_id = :key FOR UPDATE";
         this.endSession = "DELETE FROM toolgate_session s WHERE s.session_id = :key AND NOT EXISTS (" + pendingIn + ")";
     }
@@ -93,7 +94,12 @@ final class Purges {
         return new PickedRows(db, CallRows.TABLE, "status IN (" + statuses + ") AND completed_at < :before"
                 + " AND (execution_id IS NULL OR NOT EXISTS (SELECT 1 FROM " + ExecutionRows.TABLE + " e"
                 + " WHERE e.id = " + CallRows.TABLE + ".execution_id AND e.status IN ('running', 'paused')))",
-                "completed_at", "DELETE FROM " + CallRows.TABLE, null);
+                "completed_at", "DELETE FROM " + CallRows.TABLE, null, "toolgate_call_completed");
+    }
+
+    /** The picks of the finished calls' and the closed proposals' purges. For tests. */
+    Map<String, PickedRows> picks() {
+        return Map.of("finished calls", finishedCalls, "closed proposals", closedProposals);
     }
 
     int purge(Purge kind, Instant before, int limit) {
@@ -110,32 +116,43 @@ final class Purges {
         };
     }
 
-    /** Locks idle rows with {@code lock}, then deletes those still {@code idle}, in one transaction. */
+    /**
+     * Locks idle rows with {@code lock}, then deletes those still {@code idle}, in one transaction. On
+     * H2 the lock is two statements: the idle keys without a lock, then the lock of those keys (H2
+     * locks every row that satisfies a {@code FOR UPDATE} query's {@code WHERE} before it applies the
+     * {@code LIMIT}: every idle session, not a batch of them; see {@link PickedRows}).
+     */
     private int deleteLocked(String lock, String table, String key, String idle, Instant before, int limit) {
+        boolean h2 = db.dialect() == Dialect.H2;
         return db.inTransaction(h -> {
-            List<String> keys = h.createQuery(lock)
+            List<String> keys = h.createQuery(h2 ? lock.replace(FOR_UPDATE, "") : lock)
                     .bind("before", Db.timestamp(before)).bind("limit", limit).bind("now", db.now())
                     .mapTo(String.class).list();
+            if (h2 && !keys.isEmpty()) {
+                keys = bindKeys(h.createQuery("SELECT " + key + " FROM " + table + " WHERE " + key + " IN ("
+                        + PickedRows.keys(keys.size()) + ")" + FOR_UPDATE), keys).mapTo(String.class).list();
+            }
             if (keys.isEmpty()) {
                 return 0;
             }
-            String in = IntStream.range(0, keys.size()).mapToObj(i -> ":k" + i).collect(Collectors.joining(", "));
-            Update delete = h.createUpdate("DELETE FROM " + table + " WHERE " + key + " IN (" + in + ") AND " + idle);
-            for (int i = 0; i < keys.size(); i++) {
-                delete.bind("k" + i, keys.get(i));
-            }
-            int deleted = delete.bind("before", Db.timestamp(before)).bind("now", db.now()).execute();
+            String in = PickedRows.keys(keys.size());
+            int deleted = bindKeys(h.createUpdate("DELETE FROM " + table + " WHERE " + key + " IN (" + in + ") AND " + idle), keys)
+                    .bind("before", Db.timestamp(before)).bind("now", db.now()).execute();
             if (deleted > 0 && table.startsWith("toolgate_budget ")) {
                 // the admissions of the budget rows just deleted (all before the cutoff), in the same transaction
-                Update forget = h.createUpdate("DELETE FROM toolgate_budget_admission WHERE principal IN (" + in + ")"
-                        + " AND NOT EXISTS (SELECT 1 FROM toolgate_budget b WHERE b.principal = toolgate_budget_admission.principal)");
-                for (int i = 0; i < keys.size(); i++) {
-                    forget.bind("k" + i, keys.get(i));
-                }
-                forget.execute();
+                bindKeys(h.createUpdate("DELETE FROM toolgate_budget_admission WHERE principal IN (" + in + ")"
+                        + " AND NOT EXISTS (SELECT 1 FROM toolgate_budget b WHERE b.principal = toolgate_budget_admission.principal)"),
+                        keys).execute();
             }
             return deleted;
         });
+    }
+
+    private static <S extends SqlStatement<S>> S bindKeys(S statement, List<String> keys) {
+        for (int i = 0; i < keys.size(); i++) {
+            statement.bind("k" + i, keys.get(i));
+        }
+        return statement;
     }
 
     boolean endSession(String sessionId) {

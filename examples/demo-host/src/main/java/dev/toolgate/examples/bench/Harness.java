@@ -50,6 +50,11 @@ final class Harness {
         this.rounds = rounds;
     }
 
+    /** How many rounds of slices a comparison takes. */
+    int rounds() {
+        return rounds;
+    }
+
     /** Measures {@code op} alone. */
     Result run(int threads, Op op) throws Exception {
         return compare(threads, op, null)[0];
