@@ -557,9 +557,14 @@ final class JdbcCallStore implements CallStore {
         return h.createQuery(SELECT + " WHERE id = :id").bind("id", id).map(CallRows.MAPPER).findOne();
     }
 
-    @Override
-    public List<CallRecord> query(CallQuery query) {
-        writeWaiting();
+    /**
+     * The query of {@link #query}. On H2 a query for one of the statuses a call passes through (proposed,
+     * applying, interrupted: the operator's inbox, per tenant) outside a session reads the index that
+     * leads with the status: H2 otherwise walked the tenant's whole audit trail by time (20,001 rows for
+     * 50 proposals on 60,000 calls, with table statistics or without), and the calls in such a status are
+     * few (proposals expire, claims are interrupted when overdue).
+     */
+    String querySql(CallQuery query) {
         List<String> where = new ArrayList<>();
         if (query.tenantId() != null) {
             where.add("tenant_id = :tenant_id");
@@ -590,8 +595,17 @@ final class JdbcCallStore implements CallStore {
             where.add("created_at <= :after_time AND (created_at < :after_time OR id > :after_id)");
         }
         // a run's steps in order, on the step index; anything else newest first (toolgate_call_time)
-        String sql = SELECT + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
+        boolean byStatus = db.dialect() == Dialect.H2 && query.sessionId() == null && query.executionId() == null
+                && query.status() != null && TRANSIENT.contains(query.status());
+        return "SELECT " + CallRows.COLUMNS + " FROM " + TABLE + (byStatus ? " USE INDEX (toolgate_call_pending)" : "")
+                + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
                 + (query.executionId() != null ? " ORDER BY step_seq, id" : " ORDER BY created_at DESC, id") + " LIMIT :limit";
+    }
+
+    @Override
+    public List<CallRecord> query(CallQuery query) {
+        writeWaiting();
+        String sql = querySql(query);
         return db.withHandle(h -> h.createQuery(sql)
                 .bind("tenant_id", query.tenantId())
                 .bind("session_id", query.sessionId())
@@ -607,6 +621,9 @@ final class JdbcCallStore implements CallStore {
                 .map(CallRows.MAPPER)
                 .list());
     }
+
+    /** The statuses a call passes through on its way to an outcome: few rows each at any time. */
+    private static final Set<CallStatus> TRANSIENT = Set.of(CallStatus.PROPOSED, CallStatus.APPLYING, CallStatus.INTERRUPTED);
 
     /** Every batch change this store picks rows for (sweeps and purges), by name. For tests. */
     Map<String, PickedRows> picks() {

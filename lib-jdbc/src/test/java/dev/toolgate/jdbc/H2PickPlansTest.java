@@ -2,6 +2,9 @@ package dev.toolgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolgate.audit.CallQuery;
+import dev.toolgate.audit.CallRecord;
+import dev.toolgate.audit.CallStatus;
 import dev.toolgate.spi.CallStore.Purge;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -85,6 +88,47 @@ class H2PickPlansTest {
                     .as("calls finished after the cutoff are kept").isEqualTo(BATCH);
             assertThat(count(c, "SELECT COUNT(*) FROM toolgate_call")).as("and the calls expired and interrupted just now")
                     .isEqualTo(BATCH + 2L * BACKLOG);
+        }
+    }
+
+    @Test
+    void theInboxOfATenantReadsItsProposalsNotItsAuditTrail() throws Exception {
+        String url = "jdbc:h2:file:" + dir.resolve("inbox").toAbsolutePath();
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).h2Compaction(Duration.ZERO, 80).build();
+             Connection c = DriverManager.getConnection(JdbcStore.Builder.interruptSafe(url))) {
+            fill(c); // BACKLOG proposals (expired), claims, applied and rejected calls of tenant acme
+            JdbcCallStore calls = (JdbcCallStore) store.calls();
+            for (CallStatus status : new CallStatus[] {CallStatus.PROPOSED, CallStatus.APPLYING, CallStatus.INTERRUPTED}) {
+                String plan = explainQuery(c, calls.querySql(CallQuery.latest(BATCH).status(status).tenant("acme")), status, "acme");
+                Matcher scanned = SCAN_COUNT.matcher(plan);
+                assertThat(scanned.find()).as(plan).isTrue();
+                // the rows of that status (BACKLOG, or none), not the tenant's 4 x BACKLOG calls
+                assertThat(Long.parseLong(scanned.group(1))).as("%s: %s", status, plan).isLessThanOrEqualTo(BACKLOG + 1L);
+            }
+            List<CallRecord> inbox = calls.query(CallQuery.latest(BATCH).status(CallStatus.PROPOSED).tenant("acme"));
+            assertThat(inbox).hasSize(BATCH).allMatch(r -> r.status() == CallStatus.PROPOSED && "acme".equals(r.tenantId()));
+            assertThat(inbox).extracting(CallRecord::createdAt).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+            List<String> newest = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM toolgate_call"
+                    + " WHERE status = 'proposed' ORDER BY created_at DESC, id LIMIT " + BATCH)) {
+                while (rs.next()) {
+                    newest.add(rs.getString(1));
+                }
+            }
+            assertThat(inbox).extracting(CallRecord::id).as("the newest proposals").isEqualTo(newest);
+            assertThat(calls.query(CallQuery.latest(BATCH).status(CallStatus.PROPOSED).tenant("other"))).isEmpty();
+            // a status many calls have keeps H2's own plan (the tenant's time index, newest first)
+            assertThat(calls.querySql(CallQuery.latest(BATCH).status(CallStatus.APPLIED).tenant("acme"))).doesNotContain("USE INDEX");
+            assertThat(calls.querySql(CallQuery.latest(BATCH).status(CallStatus.PROPOSED).session("s"))).doesNotContain("USE INDEX");
+        }
+    }
+
+    private static String explainQuery(Connection c, String sql, CallStatus status, String tenant) throws Exception {
+        String bound = sql.replace(":status", "'" + status.wireName() + "'").replace(":tenant_id", "'" + tenant + "'")
+                .replace(":limit", Integer.toString(BATCH));
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN ANALYZE " + bound)) {
+            rs.next();
+            return rs.getString(1).replaceAll("\\s+", " ");
         }
     }
 
