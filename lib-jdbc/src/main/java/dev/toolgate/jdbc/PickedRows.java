@@ -144,10 +144,15 @@ final class PickedRows {
     }
 
     private <S extends SqlStatement<S>> S bindIds(S statement, List<String> ids, int limit, Instant before) {
-        for (int i = 0; i < ids.size(); i++) {
-            statement.bind("k" + i, ids.get(i));
+        return bind(bindKeys(statement, ids), limit, before);
+    }
+
+    /** Binds {@code keys} to the parameters {@link #keys} named, in order. */
+    static <S extends SqlStatement<S>> S bindKeys(S statement, List<String> keys) {
+        for (int i = 0; i < keys.size(); i++) {
+            statement.bind("k" + i, keys.get(i));
         }
-        return bind(statement, limit, before);
+        return statement;
     }
 
     private <S extends SqlStatement<S>> S bind(S statement, int limit, Instant before) {

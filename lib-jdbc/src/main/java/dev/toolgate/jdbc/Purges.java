@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * Retention for {@link JdbcCallStore}: {@link dev.toolgate.spi.CallStore#purge} and
@@ -129,30 +128,23 @@ final class Purges {
                     .bind("before", Db.timestamp(before)).bind("limit", limit).bind("now", db.now())
                     .mapTo(String.class).list();
             if (h2 && !keys.isEmpty()) {
-                keys = bindKeys(h.createQuery("SELECT " + key + " FROM " + table + " WHERE " + key + " IN ("
+                keys = PickedRows.bindKeys(h.createQuery("SELECT " + key + " FROM " + table + " WHERE " + key + " IN ("
                         + PickedRows.keys(keys.size()) + ")" + FOR_UPDATE), keys).mapTo(String.class).list();
             }
             if (keys.isEmpty()) {
                 return 0;
             }
             String in = PickedRows.keys(keys.size());
-            int deleted = bindKeys(h.createUpdate("DELETE FROM " + table + " WHERE " + key + " IN (" + in + ") AND " + idle), keys)
+            int deleted = PickedRows.bindKeys(h.createUpdate("DELETE FROM " + table + " WHERE " + key + " IN (" + in + ") AND " + idle), keys)
                     .bind("before", Db.timestamp(before)).bind("now", db.now()).execute();
             if (deleted > 0 && table.startsWith("toolgate_budget ")) {
                 // the admissions of the budget rows just deleted (all before the cutoff), in the same transaction
-                bindKeys(h.createUpdate("DELETE FROM toolgate_budget_admission WHERE principal IN (" + in + ")"
+                PickedRows.bindKeys(h.createUpdate("DELETE FROM toolgate_budget_admission WHERE principal IN (" + in + ")"
                         + " AND NOT EXISTS (SELECT 1 FROM toolgate_budget b WHERE b.principal = toolgate_budget_admission.principal)"),
                         keys).execute();
             }
             return deleted;
         });
-    }
-
-    private static <S extends SqlStatement<S>> S bindKeys(S statement, List<String> keys) {
-        for (int i = 0; i < keys.size(); i++) {
-            statement.bind("k" + i, keys.get(i));
-        }
-        return statement;
     }
 
     boolean endSession(String sessionId) {
