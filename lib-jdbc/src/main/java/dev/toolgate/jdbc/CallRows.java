@@ -93,21 +93,67 @@ final class CallRows {
             r.supersedes(), r.supersededBy(), r.executionId(), r.stepSeq(), r.reverts(), r.revertedBy()};
     }
 
+    /** Where the enum columns are among {@link #COLUMNS}, in the order of their fields in a {@link #shapeOf}. */
+    private static final int[] ENUM_COLUMNS = {
+        java.util.Arrays.asList(COLUMN_NAMES).indexOf("effect"), java.util.Arrays.asList(COLUMN_NAMES).indexOf("status"),
+        java.util.Arrays.asList(COLUMN_NAMES).indexOf("mode"), java.util.Arrays.asList(COLUMN_NAMES).indexOf("mode_source")};
+    /** The wire names of each enum column's constants, by ordinal; each checked to need no quoting. */
+    private static final String[][] ENUM_WIRE_NAMES = {
+        wireNames(Effect.values(), Effect::wireName), wireNames(CallStatus.values(), CallStatus::wireName),
+        wireNames(Mode.values(), Mode::wireName), wireNames(ModeSource.values(), ModeSource::wireName)};
+    /** Where a {@link #shapeOf}'s enum fields start: above every column's bit. */
+    private static final int ENUM_SHIFT = 40;
+    /** The width of each enum field: ordinals up to 30 (0 means not a literal). */
+    private static final int ENUM_BITS = 5;
+
+    private static <E extends Enum<E>> String[] wireNames(E[] constants, java.util.function.Function<E, String> wireName) {
+        if (constants.length >= (1 << ENUM_BITS)) {
+            throw new IllegalStateException(constants[0].getDeclaringClass().getSimpleName() + " has more constants than"
+                    + " a shape's field holds");
+        }
+        String[] names = new String[constants.length];
+        for (E constant : constants) {
+            String name = wireName.apply(constant);
+            if (!name.matches("[a-z_]+")) { // written into SQL as a literal
+                throw new IllegalStateException("wire name '" + name + "' is not a plain lower-case word");
+            }
+            names[constant.ordinal()] = name;
+        }
+        return names;
+    }
+
     /** Where {@code created_at} and {@code completed_at} are among {@link #COLUMNS}. */
     private static final int CREATED_AT = java.util.Arrays.asList(COLUMN_NAMES).indexOf("created_at");
     private static final int COMPLETED_AT = java.util.Arrays.asList(COLUMN_NAMES).indexOf("completed_at");
 
     /**
-     * Binds a record's {@link #values} to the insert {@link #insertOf} made for its {@link #presentColumns}, with
-     * {@link #TIMES_AS_MICROS}: each value that is there, in column order, at the next position. No
-     * parameter is looked up by name (on PostgreSQL the 33 lookups of {@link #bind} were about a
-     * microsecond of a governed read's own time).
+     * The shape of a record's {@link #values}: its {@link #presentColumns} in the low bits, and, for each
+     * of its enum columns (effect, status, mode, mode_source), the constant's ordinal + 1 in a field of
+     * {@value #ENUM_BITS} bits from bit {@value #ENUM_SHIFT}. {@link #insertOf} writes such a column's
+     * wire name into the statement as a literal: a closed set of lower-case names, never input, and one
+     * parameter fewer to bind on both ends for each (a read's row has four).
+     */
+    static long shapeOf(Object[] values) {
+        long shape = presentColumns(values);
+        for (int k = 0; k < ENUM_COLUMNS.length; k++) {
+            if (values[ENUM_COLUMNS[k]] instanceof Enum<?> constant) {
+                shape |= (long) (constant.ordinal() + 1) << (ENUM_SHIFT + k * ENUM_BITS);
+            }
+        }
+        return shape;
+    }
+
+    /**
+     * Binds a record's {@link #values} to the insert {@link #insertOf} made for its {@link #shapeOf}, with
+     * {@link #TIMES_AS_MICROS}: each value that is there and not written as a literal, in column order, at
+     * the next position. No parameter is looked up by name (on PostgreSQL the 33 lookups of {@link #bind}
+     * were about a microsecond of a governed read's own time).
      */
     static void bindPresent(PreparedStatement statement, Object[] values) throws SQLException {
         int position = 0;
         for (int i = 0; i < values.length; i++) {
             Object value = values[i];
-            if (value == null) {
+            if (value == null || value instanceof Enum<?>) { // an enum is a literal of the shape's insert
                 continue;
             }
             position++;
@@ -125,14 +171,6 @@ final class CallRows {
                 statement.setInt(position, number);
             } else if (value instanceof PrincipalRef principal) {
                 statement.setString(position, principal.key());
-            } else if (value instanceof Effect effect) {
-                statement.setString(position, effect.wireName());
-            } else if (value instanceof CallStatus status) {
-                statement.setString(position, status.wireName());
-            } else if (value instanceof Mode mode) {
-                statement.setString(position, mode.wireName());
-            } else if (value instanceof ModeSource source) {
-                statement.setString(position, source.wireName());
             } else {
                 throw new IllegalStateException("no binding for a " + value.getClass().getName() + " in column "
                         + COLUMN_NAMES[i]);
@@ -145,20 +183,35 @@ final class CallRows {
             "created_at", Db.fromEpochMicros("created_us"), "completed_at", Db.fromEpochMicros("completed_us"));
 
     /**
-     * An {@code INSERT} of the columns in {@code present} (see {@link #presentColumns}), each bound as
-     * {@code :column}, or as the SQL {@code expressions} gives for it.
+     * An {@code INSERT} of the columns in {@code shape} (see {@link #shapeOf}; the low bits name the
+     * columns, as {@link #presentColumns}), each bound as {@code :column}, or as the SQL {@code expressions}
+     * gives for it, or, for an enum column whose constant the shape holds, as that constant's wire name
+     * in quotes.
      */
-    static String insertOf(long present, java.util.Map<String, String> expressions) {
+    static String insertOf(long shape, java.util.Map<String, String> expressions) {
         StringBuilder columns = new StringBuilder();
         StringBuilder values = new StringBuilder();
         for (int i = 0; i < COLUMN_NAMES.length; i++) {
-            if ((present & (1L << i)) != 0) {
+            if ((shape & (1L << i)) != 0) {
                 String column = COLUMN_NAMES[i];
+                String literal = enumLiteral(shape, i);
                 columns.append(columns.length() == 0 ? "" : ", ").append(column);
-                values.append(values.length() == 0 ? "" : ", ").append(expressions.getOrDefault(column, ":" + column));
+                values.append(values.length() == 0 ? "" : ", ")
+                        .append(literal != null ? literal : expressions.getOrDefault(column, ":" + column));
             }
         }
         return "INSERT INTO " + TABLE + " (" + columns + ") VALUES (" + values + ")";
+    }
+
+    /** The quoted wire name {@code shape} holds for column {@code i}, or null if it holds none. */
+    private static String enumLiteral(long shape, int i) {
+        for (int k = 0; k < ENUM_COLUMNS.length; k++) {
+            if (ENUM_COLUMNS[k] == i) {
+                int code = (int) (shape >>> (ENUM_SHIFT + k * ENUM_BITS)) & ((1 << ENUM_BITS) - 1);
+                return code == 0 ? null : "'" + ENUM_WIRE_NAMES[k][code - 1] + "'";
+            }
+        }
+        return null;
     }
 
     /** Binds every column of {@link #values}, including {@code :created_at} (null lets the SQL decide). */

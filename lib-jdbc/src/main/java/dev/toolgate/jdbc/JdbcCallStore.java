@@ -82,8 +82,11 @@ final class JdbcCallStore implements CallStore {
     static final String STEP_INDEX = "toolgate_call_step";
     /** The unique index that lets each call be reverted once. */
     static final String REVERTS_INDEX = "toolgate_call_reverts";
-    /** Shapes of finished calls' rows with an insert of their own (a host's calls take a handful). */
-    private static final int MAX_RECORD_SHAPES = 64;
+    /**
+     * Shapes of finished calls' rows with an insert of their own: a host's calls take a few dozen (the
+     * columns they fill, times their effects, statuses, modes and mode sources).
+     */
+    private static final int MAX_RECORD_SHAPES = 128;
     /** Attempts of a revert's claim that lost to a revert it then could not read (purged in between). */
     private static final int REVERT_ATTEMPTS = 50;
 
@@ -97,7 +100,7 @@ final class JdbcCallStore implements CallStore {
      * epoch: see {@link Db#fromEpochMicros}) and nothing returned.
      */
     private final PlainSql recordTimed;
-    /** {@link #recordTimed} of only the columns a row fills, by {@link CallRows#presentColumns}. */
+    /** {@link #recordTimed} of only the columns a row fills, with its enums as literals, by {@link CallRows#shapeOf}. */
     private final ConcurrentHashMap<Long, PlainSql> recordShapes = new ConcurrentHashMap<>();
     private final PlainSql complete;
     private final RowLocks sessions;
@@ -233,7 +236,7 @@ final class JdbcCallStore implements CallStore {
             }
             CallRecord timed = timed(call);
             Object[] values = CallRows.values(timed);
-            PlainSql shape = recordShape(CallRows.presentColumns(values));
+            PlainSql shape = recordShape(CallRows.shapeOf(values));
             if (shape != null) {
                 db.withConnection(c -> shape.updateAt(c, s -> CallRows.bindPresent(s, values)));
             } else {
@@ -249,19 +252,19 @@ final class JdbcCallStore implements CallStore {
 
     /**
      * The insert of a finished call's row naming only the columns it fills (a read's row leaves about
-     * half of them null, and each parameter bound costs on both ends), bound by position with
-     * {@link CallRows#bindPresent}; up to {@value #MAX_RECORD_SHAPES} such shapes are kept, and for any
+     * half of them null, and each parameter bound costs on both ends), its effect, status, mode and mode
+     * source written as literals, the rest bound by position with {@link CallRows#bindPresent}; up to {@value #MAX_RECORD_SHAPES} such shapes are kept, and for any
      * other this is null: the insert of every column, bound by name, is used.
      */
-    private PlainSql recordShape(long present) {
-        PlainSql insert = recordShapes.get(present);
+    private PlainSql recordShape(long shape) {
+        PlainSql insert = recordShapes.get(shape);
         if (insert != null) {
             return insert;
         }
         if (recordShapes.size() >= MAX_RECORD_SHAPES) {
             return null;
         }
-        return recordShapes.computeIfAbsent(present, shape -> PlainSql.of(CallRows.insertOf(shape, CallRows.TIMES_AS_MICROS)));
+        return recordShapes.computeIfAbsent(shape, key -> PlainSql.of(CallRows.insertOf(key, CallRows.TIMES_AS_MICROS)));
     }
 
     /**

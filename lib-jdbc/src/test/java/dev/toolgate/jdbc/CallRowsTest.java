@@ -61,6 +61,93 @@ class CallRowsTest {
     }
 
     @Test
+    void aShapeWritesItsEnumsAsLiteralsAndBindsTheRest() throws Exception {
+        CallRecord read = record(-1).toBuilder().effect(Effect.READ).status(CallStatus.EXECUTED).mode(Mode.ALLOW)
+                .modeSource(ModeSource.INFERRED_DEFAULT).build();
+        Object[] values = CallRows.values(read);
+        long shape = CallRows.shapeOf(values);
+        assertThat(shape & ((1L << COMPONENTS.length) - 1)).isEqualTo(CallRows.presentColumns(values));
+        String sql = CallRows.insertOf(shape, Map.of());
+        String[] columns = sql.substring(sql.indexOf('(') + 1, sql.indexOf(')')).split(", ");
+        String[] written = sql.substring(sql.indexOf("VALUES (") + 8, sql.length() - 1).split(", ");
+        assertThat(columns).hasSize(COMPONENTS.length).hasSameSizeAs(written);
+        Map<String, String> literals = Map.of("effect", "'read'", "status", "'executed'", "mode", "'allow'",
+                "mode_source", "'inferred_default'");
+        for (int i = 0; i < columns.length; i++) {
+            assertThat(written[i]).as(columns[i]).isEqualTo(literals.getOrDefault(columns[i], ":" + columns[i]));
+        }
+        // each constant of each enum column is its own shape, with its own wire name
+        for (Enum<?>[] constants : new Enum<?>[][] {Effect.values(), CallStatus.values(), Mode.values(), ModeSource.values()}) {
+            java.util.Set<Long> shapes = new java.util.HashSet<>();
+            for (Enum<?> constant : constants) {
+                Object[] one = values.clone();
+                String name = Map.of(Effect.class, "effect", CallStatus.class, "status", Mode.class, "mode",
+                        ModeSource.class, "mode_source").get(constant.getDeclaringClass());
+                int column = Arrays.asList(CallRows.COLUMNS.split(", ")).indexOf(name);
+                one[column] = constant;
+                long oneShape = CallRows.shapeOf(one);
+                shapes.add(oneShape);
+                String wire = (String) constant.getDeclaringClass().getMethod("wireName").invoke(constant);
+                assertThat(CallRows.insertOf(oneShape, Map.of()).split("VALUES \\(")[1].split(", ")[column])
+                        .isEqualTo("'" + wire + "'");
+            }
+            assertThat(shapes).hasSize(constants.length);
+        }
+        // nothing bound for the literals: the first bound position after id and tool_name is the principal
+        java.util.List<Object> bound = new java.util.ArrayList<>();
+        java.sql.PreparedStatement recorder = (java.sql.PreparedStatement) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {java.sql.PreparedStatement.class}, (proxy, method, args) -> {
+                    if (method.getName().startsWith("set")) {
+                        assertThat((Integer) args[0]).isEqualTo(bound.size() + 1);
+                        bound.add(args[1]);
+                    }
+                    return null;
+                });
+        CallRows.bindPresent(recorder, values);
+        assertThat(bound).hasSize(COMPONENTS.length - literals.size());
+        assertThat(bound.get(2)).isEqualTo(read.principal().key());
+        assertThat(bound).noneMatch(v -> v instanceof Enum<?>);
+    }
+
+    @Test
+    void everyConstantOfEveryEnumIsStoredAsRecordedOnH2() throws Exception {
+        everyConstantRoundTrips(TestStores.h2MemoryUrl("call-rows-enums"));
+    }
+
+    @Test
+    void everyConstantOfEveryEnumIsStoredAsRecordedOnPostgres() throws Exception {
+        everyConstantRoundTrips(PostgresDatabase.freshSchema("call_rows_enums"));
+    }
+
+    /** Each effect, recordable status, mode and mode source, the others fixed, reads back as recorded. */
+    private static void everyConstantRoundTrips(String url) throws Exception {
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).build()) {
+            CallRecord base = distinct(-1, 0).toBuilder().executionId(null).stepSeq(null).reverts(null).build();
+            java.util.List<CallRecord> records = new java.util.ArrayList<>();
+            for (Effect effect : Effect.values()) {
+                records.add(base.toBuilder().effect(effect).build());
+            }
+            for (CallStatus status : new CallStatus[] {CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID, CallStatus.DENIED}) {
+                records.add(base.toBuilder().status(status).build());
+            }
+            for (Mode mode : Mode.values()) {
+                records.add(base.toBuilder().mode(mode).build());
+            }
+            for (ModeSource source : ModeSource.values()) {
+                records.add(base.toBuilder().modeSource(source).build());
+            }
+            int n = 0;
+            for (CallRecord record : records) {
+                CallRecord unique = record.toBuilder().id("enum-" + n++).build();
+                CallRecord stored = store.calls().record(unique);
+                assertThat(store.calls().find(stored.id())).contains(stored);
+                assertThat(stored.toBuilder().createdAt(unique.createdAt()).completedAt(unique.completedAt()).build())
+                        .isEqualTo(unique);
+            }
+        }
+    }
+
+    @Test
     void everyShapeOfAFinishedRowIsStoredAsRecordedOnH2() throws Exception {
         roundTrips(TestStores.h2MemoryUrl("call-rows"));
     }

@@ -35,9 +35,22 @@ final class Harness {
      *                     unlike throughput, it does not depend on how much of a shared machine they got;
      *                     work on other threads, such as the garbage collector's, is not in it)
      * @param bytesPerOp  bytes the measuring threads allocated per operation (NaN where the JVM cannot tell)
+     * @param machineCpuMicrosPerOp CPU time the whole machine was busy per operation, every process and
+     *                     thread (the database's backends, the collector, the pool): what the throughput
+     *                     of a workload that saturates the cores is the inverse of (from Linux's
+     *                     {@code /proc/stat}; NaN elsewhere)
+     * @param stealShare   the share of the cores' time the hypervisor gave to other machines during the
+     *                     slices (NaN where not known): a throughput measured under steal measures the
+     *                     neighbours too
+     * @param processCpuMicrosPerOp CPU time this JVM used per operation, all its threads (the collector's,
+     *                     the compiler's, a library's own): the part of {@code machineCpuMicrosPerOp} not in
+     *                     the database (NaN where the JVM cannot tell)
+     * @param gcPauseMicrosPerOp time the garbage collectors reported spent in collections per operation
+     *                     (wall time, several of their threads at once)
      */
     record Result(long ops, long refused, double opsPerSecond, double p50Micros, double p99Micros, double cpuMicrosPerOp,
-                  double bytesPerOp) {
+                  double bytesPerOp, double machineCpuMicrosPerOp, double stealShare, double processCpuMicrosPerOp,
+                  double gcPauseMicrosPerOp) {
     }
 
     private final Duration warmup;
@@ -143,15 +156,81 @@ final class Harness {
         long refused = samples.stream().mapToLong(Sample::refused).sum();
         long cpu = samples.stream().mapToLong(Sample::cpuNanos).sum();
         long bytes = samples.stream().anyMatch(s -> s.bytes() < 0) ? -1 : samples.stream().mapToLong(Sample::bytes).sum();
+        boolean machine = samples.stream().allMatch(s -> s.machine() != null);
+        long busy = machine ? samples.stream().mapToLong(s -> s.machine().busy()).sum() : -1;
+        long steal = machine ? samples.stream().mapToLong(s -> s.machine().steal()).sum() : -1;
+        long all = machine ? samples.stream().mapToLong(s -> s.machine().total()).sum() : -1;
+        long process = samples.stream().anyMatch(s -> s.processNanos() < 0) ? -1
+                : samples.stream().mapToLong(Sample::processNanos).sum();
         double seconds = samples.size() * slice.toNanos() / 1e9;
         return new Result(latencies.length, refused, latencies.length / seconds,
                 percentile(latencies, 0.50) / 1e3, percentile(latencies, 0.99) / 1e3,
                 cpu < 0 || latencies.length == 0 ? Double.NaN : cpu / 1e3 / latencies.length,
-                bytes < 0 || latencies.length == 0 ? Double.NaN : (double) bytes / latencies.length);
+                bytes < 0 || latencies.length == 0 ? Double.NaN : (double) bytes / latencies.length,
+                !machine || latencies.length == 0 ? Double.NaN : busy * MachineTimes.NANOS_PER_TICK / 1e3 / latencies.length,
+                !machine || all == 0 ? Double.NaN : (double) steal / all,
+                process < 0 || latencies.length == 0 ? Double.NaN : process / 1e3 / latencies.length,
+                latencies.length == 0 ? Double.NaN : samples.stream().mapToLong(Sample::gcMillis).sum() * 1e3 / latencies.length);
     }
 
-    /** @param cpuNanos the measuring threads' CPU time, or -1 if the JVM cannot measure it */
-    private record Sample(long[] latencies, long refused, long cpuNanos, long bytes) {
+    /**
+     * @param cpuNanos the measuring threads' CPU time, or -1 if the JVM cannot measure it
+     * @param machine  the machine's CPU times over the slice, or null where {@code /proc/stat} is not there
+     * @param processNanos this JVM's CPU time over the slice, or -1 if it cannot tell
+     * @param gcMillis     the collectors' time in collections over the slice
+     */
+    private record Sample(long[] latencies, long refused, long cpuNanos, long bytes, MachineTimes machine,
+                          long processNanos, long gcMillis) {
+    }
+
+    /** The collectors' total time in collections so far, in milliseconds. */
+    private static long gcMillisNow() {
+        long total = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
+    }
+
+    /** This JVM's CPU time, all threads, or -1 if it cannot tell. */
+    private static long processCpuNow() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+    }
+
+    /**
+     * The whole machine's CPU time in clock ticks (Linux's {@code USER_HZ}, 100 a second), from the first
+     * line of {@code /proc/stat}: busy (user, nice, system, irq, softirq), stolen by the hypervisor, and all
+     * of it (idle and I/O wait included).
+     */
+    record MachineTimes(long busy, long steal, long total) {
+
+        static final double NANOS_PER_TICK = 1e9 / 100;
+
+        /** Now, or null where {@code /proc/stat} cannot be read. */
+        static MachineTimes now() {
+            try {
+                String line = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0);
+                String[] f = line.trim().split("\\s+"); // cpu user nice system idle iowait irq softirq steal ...
+                long user = Long.parseLong(f[1]);
+                long nice = Long.parseLong(f[2]);
+                long system = Long.parseLong(f[3]);
+                long idle = Long.parseLong(f[4]);
+                long iowait = Long.parseLong(f[5]);
+                long irq = Long.parseLong(f[6]);
+                long softirq = Long.parseLong(f[7]);
+                long steal = f.length > 8 ? Long.parseLong(f[8]) : 0;
+                long busy = user + nice + system + irq + softirq;
+                return new MachineTimes(busy, steal, busy + idle + iowait + steal);
+            } catch (java.io.IOException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        /** The times from {@code start} to this, or null if either is unknown. */
+        MachineTimes since(MachineTimes start) {
+            return start == null ? null : new MachineTimes(busy - start.busy, steal - start.steal, total - start.total);
+        }
     }
 
     private static long allocatedNow() {
@@ -259,6 +338,9 @@ final class Harness {
             }));
         }
         ready.await();
+        MachineTimes machineStart = MachineTimes.now();
+        long processStart = processCpuNow();
+        long gcStart = gcMillisNow();
         end[0] = System.nanoTime() + length.toNanos();
         go.countDown();
         List<long[]> all = new ArrayList<>();
@@ -269,10 +351,15 @@ final class Harness {
         } finally {
             pool.shutdownNow();
         }
+        MachineTimes machineEnd = MachineTimes.now();
+        long processEnd = processCpuNow();
+        long gcEnd = gcMillisNow();
+        MachineTimes machine = machineEnd == null ? null : machineEnd.since(machineStart);
         long cpuTotal = Arrays.stream(cpu).anyMatch(c -> c < 0) ? -1 : Arrays.stream(cpu).sum();
         long bytesTotal = Arrays.stream(bytes).anyMatch(b -> b < 0) ? -1 : Arrays.stream(bytes).sum();
         return new Sample(all.stream().flatMapToLong(Arrays::stream).toArray(), Arrays.stream(refused).sum(), cpuTotal,
-                bytesTotal);
+                bytesTotal, machine, processStart < 0 || processEnd < 0 ? -1 : processEnd - processStart,
+                gcEnd - gcStart);
     }
 
     private static double percentile(long[] sorted, double p) {

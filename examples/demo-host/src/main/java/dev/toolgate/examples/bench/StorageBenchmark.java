@@ -55,7 +55,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * For the READ and the pair on each database a note also gives each side's CPU time per operation on
  * its calling threads: the governed side's own work, a figure that unlike the throughput ratio does not
- * move with the machine's load. The PostgreSQL READ's goal notes also give the ratio of each round on
+ * move with the machine's load; and, on Linux, the whole machine's CPU per operation, split into this
+ * JVM's and the rest's (the database's), the collectors' pause and the share of time stolen by the
+ * hypervisor. The PostgreSQL READ's goal notes also give the ratio of each round on
  * its own (min, median, max): how far one round's ratio strays is the noise any one run's figure carries.
  *
  * <pre>
@@ -64,7 +66,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * The PostgreSQL URL comes from the first argument, {@code TOOLGATE_BENCH_PG_URL} or
  * {@code TOOLGATE_TEST_PG_URL} (PostgreSQL is skipped without one); the benchmark works in its own
- * schema {@code toolgate_bench}, which it drops and recreates. Each cell warms both sides up, then
+ * schema {@code toolgate_bench} (and {@code toolgate_bench_handed_off}, {@code toolgate_bench_behind} for
+ * the handed-off variants and the rows written behind), which it drops and recreates. Each cell warms both sides up, then
  * alternates timed slices of Toolgate and its baseline so both see the same background load;
  * {@code -Dbench.warmup-ms}, {@code -Dbench.slice-ms} and {@code -Dbench.rounds} change that
  * (default 1000 ms, 1000 ms, 3 rounds); the engine part first drives its workloads for
@@ -158,13 +161,15 @@ public final class StorageBenchmark {
             // the file system the store opens a file URL on (async:, which no interrupt can close), for the
             // baseline too; -Dbench.h2-fs=nio measures H2's default one, retry: its reopen-on-interrupt one
             String fs = System.getProperty("bench.h2-fs", "async");
-            bench.database("H2 (" + fs + ":)", "jdbc:h2:" + fs + ":" + dir.resolve("bench").toAbsolutePath(), false);
+            String url = "jdbc:h2:" + fs + ":" + dir.resolve("bench").toAbsolutePath();
+            bench.database("H2 (" + fs + ":)", url, false, other -> url + "-" + other); // one store per file
         }
         if (only.contains("postgres")) {
             if (pgUrl == null) {
                 bench.notes.add("PostgreSQL skipped: pass a JDBC URL as the first argument or set TOOLGATE_BENCH_PG_URL");
             } else {
-                bench.database("PostgreSQL", freshSchema(pgUrl, "toolgate_bench"), true);
+                bench.database("PostgreSQL", freshSchema(pgUrl, "toolgate_bench"), true,
+                        other -> freshSchema(pgUrl, "toolgate_bench_" + other));
             }
         }
         bench.print(Duration.ofNanos(System.nanoTime() - started));
@@ -331,19 +336,30 @@ public final class StorageBenchmark {
         return ToolgateObservability.install(builder, observations, meters).bind(builder.build());
     }
 
-    private void database(String name, String url, boolean postgres) throws Exception {
+    /**
+     * @param url       the governed calls' store and the raw baseline's table
+     * @param postgres  whether {@code url} is PostgreSQL's
+     * @param elsewhere makes a URL of its own from a name: the handed-off variants and the rows written behind
+     *                  go to stores of their own, so that the governed calls' table grows at the raw table's
+     *                  pace (an index that holds twice the rows, or the written-behind cell's 200,000 rows a
+     *                  second, costs each later insert more)
+     */
+    private void database(String name, String url, boolean postgres, ThrowingFunction elsewhere) throws Exception {
         System.out.printf("running %s ...%n", name);
         JdbcStore.Builder storeBuilder = JdbcStore.builder().url(url).poolSize(POOL_SIZE);
         if (!postgres && System.getProperty("bench.h2-compact-interval-ms") != null) {
             storeBuilder = storeBuilder.h2Compaction(Duration.ofMillis(Long.getLong("bench.h2-compact-interval-ms")), 80);
         }
-        // the opt-in trade: read rows written behind in batches (an H2 file of its own: one store per file)
-        JdbcStore.Builder behindBuilder = (postgres ? storeBuilder : storeBuilder.url(url + "-behind")).writeBehind(WRITE_BEHIND);
+        JdbcStore.Builder handedOffBuilder = storeBuilder.url(elsewhere.apply("handed_off"));
+        // the opt-in trade: read rows written behind in batches
+        JdbcStore.Builder behindBuilder = storeBuilder.url(elsewhere.apply("behind")).writeBehind(WRITE_BEHIND);
         try (JdbcStore store = storeBuilder.build();
+             JdbcStore handedOffStore = handedOffBuilder.build();
              JdbcStore behindStore = behindBuilder.build();
              RawBaseline raw = new RawBaseline(url, RawBaseline.script(postgres), POOL_SIZE)) {
             BenchTools tools = new BenchTools();
             try (Toolgate gate = gate(store, tools, ToolBudget.unlimited());
+                 Toolgate handedOff = gate(handedOffStore, tools, ToolBudget.unlimited());
                  Toolgate behind = gate(behindStore, tools, ToolBudget.unlimited())) {
                 CallContext warm = contexts("warm-reader", 1)[0];
                 Sessions warmSessions = new Sessions(contexts("warm-writer", 1));
@@ -361,7 +377,7 @@ public final class StorageBenchmark {
                         gate.call(ctx[t], BenchTools.PING, "{}");
                         return true;
                     }, t -> {
-                        gate.call(ctx[t], BenchTools.PING_HANDED_OFF, "{}");
+                        handedOff.call(ctx[t], BenchTools.PING_HANDED_OFF, "{}");
                         return true;
                     }, t -> {
                         raw.insertExecuted(BenchTools.PING, ctx[t].principal().key(), ctx[t].sessionId());
@@ -411,7 +427,7 @@ public final class StorageBenchmark {
                         CallContext ctx = theirs.next(t);
                         raw.proposeThenApply(ctx.principal().key(), ctx.sessionId());
                         return true;
-                    }, pairOf(gate, oursHandedOff, BenchTools.TOUCH_HANDED_OFF)));
+                    }, pairOf(handedOff, oursHandedOff, BenchTools.TOUCH_HANDED_OFF)));
                     row(name, "propose + apply pair", threads, results[0], THREE_COMMITS, results[1]);
                     notes.add(cpuNote(name, "propose + apply pair", threads, results[0], "the 3-commit baseline", results[1]));
                     row(name, "propose + apply pair", threads, results[0], "raw INSERT + guarded UPDATE (2 commits)", results[2]);
@@ -677,13 +693,34 @@ public final class StorageBenchmark {
     /**
      * What a workload and its baseline cost in CPU on their calling threads per operation: unlike their
      * throughput ratio, which moves by a tenth from run to run on a busy 2-core machine, this is the
-     * governed side's own work (kernel time of its socket calls included).
+     * governed side's own work (kernel time of its socket calls included). Where Linux tells, also the
+     * whole machine's CPU per operation (the database's side included) and their ratio, which is what the
+     * throughput ratio comes to when the cores are saturated and nothing else competes, split into this
+     * JVM's part and the rest's (the database), and the share of time the hypervisor stole during the slices.
      */
     private static String cpuNote(String store, String workload, int threads, Harness.Result ours, String baseline,
                                   Harness.Result theirs) {
-        return String.format(Locale.ROOT, "%s, %s at %d thread(s): %.1f us of CPU per operation on the calling"
+        String note = String.format(Locale.ROOT, "%s, %s at %d thread(s): %.1f us of CPU per operation on the calling"
                 + " thread, %s %.1f us (%+.1f us)", store, workload, threads, ours.cpuMicrosPerOp(), baseline,
                 theirs.cpuMicrosPerOp(), ours.cpuMicrosPerOp() - theirs.cpuMicrosPerOp());
+        if (!Double.isNaN(ours.machineCpuMicrosPerOp()) && !Double.isNaN(theirs.machineCpuMicrosPerOp())) {
+            note += String.format(Locale.ROOT, "; the whole machine %.1f us against %.1f us (ratio %.2fx), of which this"
+                    + " JVM %.1f us against %.1f us (collections %.1f us against %.1f us of pause; %.0f bytes"
+                    + " allocated on the calling thread against %.0f) and the rest (the database) %.1f us against %.1f us;"
+                    + " stolen by the hypervisor %.1f %% / %.1f %% of the time", ours.machineCpuMicrosPerOp(),
+                    theirs.machineCpuMicrosPerOp(), theirs.machineCpuMicrosPerOp() / ours.machineCpuMicrosPerOp(),
+                    ours.processCpuMicrosPerOp(), theirs.processCpuMicrosPerOp(), ours.gcPauseMicrosPerOp(),
+                    theirs.gcPauseMicrosPerOp(), ours.bytesPerOp(), theirs.bytesPerOp(), ours.machineCpuMicrosPerOp() - ours.processCpuMicrosPerOp(),
+                    theirs.machineCpuMicrosPerOp() - theirs.processCpuMicrosPerOp(), 100 * ours.stealShare(),
+                    100 * theirs.stealShare());
+        }
+        return note;
+    }
+
+    /** A URL made from a name (a schema's, a file's). */
+    @FunctionalInterface
+    private interface ThrowingFunction {
+        String apply(String name) throws Exception;
     }
 
     static String freshSchema(String url, String schema) throws Exception {
