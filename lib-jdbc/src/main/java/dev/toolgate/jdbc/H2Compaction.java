@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * ({@link FileStore#getChunksFillRate()}) is under {@code fillRate} percent, it rewrites the live pages
  * of the chunks no fuller than that average (see {@link #rewrite}, at most {@value #WRITE_LIMIT} bytes;
  * if none of those can be rewritten, of any chunks, {@link MVStore#compact(int, int)}) and commits them
- * (so that an idle database shrinks too); when the store made no commit since the last round, or, while
+ * (so that an idle database shrinks too; an idle store, a bounded number of steps per idle period, see
+ * {@link #idleRewriteSteps}); when the store made no commit since the last round, or, while
  * calls commit, less than half of {@code fillRate} of the file is used (see {@link #MOVE_UNDER_LOAD_DIVISOR}),
  * it has H2 free the dead chunks whose retention time has
  * passed and, if the share is then under {@code fillRate}, move chunks into the holes and truncate the
@@ -160,6 +161,8 @@ final class H2Compaction implements AutoCloseable {
     private long syncedVersion = -1;
     /** Whether this idle period (no commit but the rounds' own since) has had its pass at {@link #IDLE_FILL_RATE}. */
     private boolean idlePassDone;
+    /** Rewrite steps at the fill rate this idle period has left (-1: not counted yet; see {@link #idleRewriteSteps}). */
+    private long idleRewritesLeft = -1;
     /** Rounds in a row of an idle store that found nothing to do. */
     private int quietRounds;
     /** After this many quiet rounds an idle period is settled and may have its pass. */
@@ -252,6 +255,9 @@ final class H2Compaction implements AutoCloseable {
             boolean idle = store.getCurrentVersion() == lastVersion;
             if (!idle) {
                 idlePassDone = false; // a commit came: the next settled idle round may make its pass
+                idleRewritesLeft = -1; // and the next idle period may rewrite its live data once
+            } else if (idleRewritesLeft < 0) {
+                idleRewritesLeft = idleRewriteSteps(file);
             }
             boolean worked = false;
             for (boolean progress = true; progress && !closed && System.nanoTime() < stopAt; ) {
@@ -264,9 +270,13 @@ final class H2Compaction implements AutoCloseable {
                 // of open transactions), any chunk, so that a small or idle file still comes down. An idle
                 // store (no commit since the last round) rewrites every chunk below IDLE_FILL_RATE: no call
                 // waits for its lock then, and a file left at fillRate after a burst comes down to its data
-                progress = live < fillRate && (rewrite(store, file, live) || store.compact(fillRate, WRITE_LIMIT));
+                progress = live < fillRate && (!idle || idleRewritesLeft > 0)
+                        && (rewrite(store, file, live) || store.compact(fillRate, WRITE_LIMIT));
                 if (progress) {
                     store.commit(); // the rewritten pages go to the file now, not with the next call's commit
+                    if (idle) {
+                        idleRewritesLeft--;
+                    }
                 }
                 // when the store is idle (no commit since the last round), whatever the used share looks like:
                 // H2 first frees the dead chunks whose retention time has passed (dropUnusedChunks), then moves
@@ -319,6 +329,20 @@ final class H2Compaction implements AutoCloseable {
                 LOG.warn("H2 compaction failed; the database file may grow until it works again", e);
             }
         }
+    }
+
+    /**
+     * The rewrite steps at the fill rate an idle period may take: twice as many as the file has
+     * {@link #WRITE_LIMIT}s, and four more (a step takes chunks of up to that size, often with far less
+     * live data in them, so the live data alone undercounts what a file after a burst needs: with one step
+     * per MB of live data a file was left at 3 times its data). Without a bound an idle store never settled
+     * when its chunks were small: each step's commit leaves the chunk it wrote under the fill rate (the
+     * store's metadata pages in it die with the next commit), so the next step rewrote that one, and so on,
+     * a cycle of four rounds (1.4 MB to 2.4 MB of file and back) seen for 40 s and more after a burst of
+     * calls, four commits a second on a store nobody used.
+     */
+    static long idleRewriteSteps(RandomAccessStore file) {
+        return 2 * (file.size() / WRITE_LIMIT) + 4;
     }
 
     /**
