@@ -189,6 +189,12 @@ final class CallRows {
      * in quotes.
      */
     static String insertOf(long shape, java.util.Map<String, String> expressions) {
+        String[] columnsAndValues = columnsAndValues(shape, expressions);
+        return "INSERT INTO " + TABLE + " (" + columnsAndValues[0] + ") VALUES (" + columnsAndValues[1] + ")";
+    }
+
+    /** The column list and the value list of {@link #insertOf}, apart: {@code {columns, values}}. */
+    static String[] columnsAndValues(long shape, java.util.Map<String, String> expressions) {
         StringBuilder columns = new StringBuilder();
         StringBuilder values = new StringBuilder();
         for (int i = 0; i < COLUMN_NAMES.length; i++) {
@@ -200,7 +206,16 @@ final class CallRows {
                         .append(literal != null ? literal : expressions.getOrDefault(column, ":" + column));
             }
         }
-        return "INSERT INTO " + TABLE + " (" + columns + ") VALUES (" + values + ")";
+        return new String[] {columns.toString(), values.toString()};
+    }
+
+    /** The bit of {@code column} in a {@link #presentColumns} or {@link #shapeOf}. */
+    static long bit(String column) {
+        int i = java.util.Arrays.asList(COLUMN_NAMES).indexOf(column);
+        if (i < 0) {
+            throw new IllegalArgumentException("no column " + column);
+        }
+        return 1L << i;
     }
 
     /** The quoted wire name {@code shape} holds for column {@code i}, or null if it holds none. */

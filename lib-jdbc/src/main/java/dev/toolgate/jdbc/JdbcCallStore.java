@@ -106,6 +106,8 @@ final class JdbcCallStore implements CallStore {
     private final RowLocks sessions;
     private final PlainSql proposeAnywhere;
     private final PlainSql proposeInSession;
+    /** {@link #proposeAnywhere} and {@link #proposeInSession} of only the columns a proposal fills, outside a run. */
+    private final ProposalShapes proposalShapes;
     /** Whether {@link #proposeInSession} locks the session itself (PostgreSQL), so it needs no transaction. */
     private final boolean roomInStatement;
     /** The single-use update, reading back the whole row. */
@@ -168,6 +170,7 @@ final class JdbcCallStore implements CallStore {
                         + " < :max_pending";
         this.proposeInSession = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ")"
                 + " SELECT " + proposal + " FROM (SELECT 1 AS one) AS single WHERE " + room, "created_at, expires_at"));
+        this.proposalShapes = new ProposalShapes(dialect, createdAt, Db.plusMicros(now, '+', "ttl_us"), room);
         this.roomInStatement = dialect == Dialect.POSTGRESQL;
         String claimUpdate = "UPDATE " + TABLE + " SET status = 'applying', applied_by = :applied_by,"
                 + " applied_at = " + now + ", outcome_due_at = " + Db.plusMicros(now, '+', "outcome_us")
@@ -366,8 +369,9 @@ final class JdbcCallStore implements CallStore {
         boolean withRun = runs.unwritten(proposal.executionId());
         try {
             if (session == null && !withRun) {
+                PlainSql insert = Objects.requireNonNullElse(proposalShapes.anywhere(proposal), proposeAnywhere);
                 return new ProposeResult(ProposeResult.Status.PROPOSED,
-                        db.withConnection(c -> proposeAnywhere.queryFirst(c, binder, stored).orElseThrow()));
+                        db.withConnection(c -> insert.queryFirst(c, binder, stored).orElseThrow()));
             }
             if (session == null) {
                 if (proposeAnywhereWithRun != null) {
@@ -378,10 +382,12 @@ final class JdbcCallStore implements CallStore {
                         proposeAnywhere.queryFirst(h.getConnection(), binder, stored).orElseThrow()));
             }
             boolean oneStatement = withRun && proposeInSessionWithRun != null;
+            PlainSql insertInSession = withRun ? proposeInSession
+                    : Objects.requireNonNullElse(proposalShapes.inSession(proposal), proposeInSession);
             if (roomInStatement) { // the statement locks the session (advisory lock): one autocommit statement
                 Optional<CallRecord> inserted = db.withConnection(c -> oneStatement
                         ? inOneStatement(c, proposal, proposeInSessionWithRun, proposeInSession, binder, stored)
-                        : proposeInSession.queryFirst(c, binder, stored));
+                        : insertInSession.queryFirst(c, binder, stored));
                 return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
                         .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
             }
@@ -389,7 +395,7 @@ final class JdbcCallStore implements CallStore {
                 sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
                 Optional<CallRecord> inserted = oneStatement
                         ? inOneStatement(h.getConnection(), proposal, proposeInSessionWithRun, proposeInSession, binder, stored)
-                        : proposeInSession.queryFirst(h.getConnection(), binder, stored);
+                        : insertInSession.queryFirst(h.getConnection(), binder, stored);
                 return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
                         .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
             };

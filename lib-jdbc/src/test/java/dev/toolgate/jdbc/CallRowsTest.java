@@ -10,6 +10,7 @@ import dev.toolgate.policy.ModeSource;
 import dev.toolgate.tool.Effect;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.RecordComponent;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Locale;
@@ -117,6 +118,100 @@ class CallRowsTest {
     @Test
     void everyConstantOfEveryEnumIsStoredAsRecordedOnPostgres() throws Exception {
         everyConstantRoundTrips(PostgresDatabase.freshSchema("call_rows_enums"));
+    }
+
+    @Test
+    void aProposalsInsertNamesTheColumnsItFillsAndTheTwoTheStoreComputes() throws Exception {
+        ProposalShapes shapes = new ProposalShapes(Dialect.POSTGRESQL, "CREATED()", "EXPIRES()", "ROOM()");
+        CallRecord proposal = record(-1).toBuilder().status(CallStatus.PROPOSED).effect(Effect.MUTATE)
+                .mode(Mode.REQUIRE_APPROVAL).modeSource(ModeSource.INFERRED_DEFAULT).createdAt(null).expiresAt(null)
+                .completedAt(null).durationMillis(null).resultJson(null).error(null).appliedBy(null).appliedAt(null)
+                .outcomeDueAt(null).decidedBy(null).decisionReason(null).supersededBy(null).executionId(null)
+                .stepSeq(null).reverts(null).revertedBy(null).build();
+        String anywhere = shapes.anywhere(proposal).named();
+        assertThat(anywhere).startsWith("INSERT INTO toolgate_call (id, tool_name, effect, principal, tenant_id, session_id,"
+                + " automation_id, transport, status, mode, mode_source, arguments_hash, created_at, summary, payload_json,"
+                + " diff_json, token_digest, expires_at, supersedes) VALUES (:id, :tool_name, 'mutate', :principal,"
+                + " :tenant_id, :session_id, :automation_id, :transport, 'proposed', 'require_approval',"
+                + " 'inferred_default', :arguments_hash, CREATED(), :summary, :payload_json, :diff_json, :token_digest,"
+                + " EXPIRES(), :supersedes)").endsWith(" RETURNING created_at, expires_at");
+        assertThat(shapes.inSession(proposal).named()).contains(" SELECT :id, :tool_name, 'mutate', ")
+                .contains(" FROM (SELECT 1 AS one) AS single WHERE ROOM() RETURNING created_at, expires_at");
+        assertThat(shapes.anywhere(proposal)).isSameAs(shapes.anywhere(proposal));
+        assertThat(shapes.size()).isEqualTo(2);
+        // a proposal that fills another column is a shape of its own; past the cap, none (the full insert)
+        assertThat(shapes.anywhere(proposal.toBuilder().summary(null).build()).named()).doesNotContain("summary");
+        for (int i = 0; shapes.size() < 2 * ProposalShapes.MAX_SHAPES; i++) {
+            shapes.inSession(proposal.toBuilder().tenantId(i % 2 == 0 ? null : "t").summary(i % 4 < 2 ? null : "s")
+                    .diffJson(i % 8 < 4 ? null : "{}").automationId(i % 16 < 8 ? null : "a").supersedes(i % 32 < 16 ? null : "p")
+                    .sessionId(i % 64 < 32 ? null : "s").mode(Mode.values()[(i / 64) % Mode.values().length]).build());
+            shapes.anywhere(proposal.toBuilder().tenantId(i % 2 == 0 ? null : "t").summary(i % 4 < 2 ? null : "s")
+                    .diffJson(i % 8 < 4 ? null : "{}").automationId(i % 16 < 8 ? null : "a").supersedes(i % 32 < 16 ? null : "p")
+                    .sessionId(i % 64 < 32 ? null : "s").mode(Mode.values()[(i / 64) % Mode.values().length]).build());
+        }
+        assertThat(shapes.anywhere(proposal.toBuilder().modeSource(ModeSource.TENANT_DEFAULT).build())).isNull();
+        assertThat(shapes.inSession(proposal.toBuilder().modeSource(ModeSource.TENANT_DEFAULT).build())).isNull();
+    }
+
+    @Test
+    void everyShapeOfAProposalIsStoredAsProposedOnH2() throws Exception {
+        proposalsRoundTrip(TestStores.h2MemoryUrl("call-rows-proposals"));
+    }
+
+    @Test
+    void everyShapeOfAProposalIsStoredAsProposedOnPostgres() throws Exception {
+        proposalsRoundTrip(PostgresDatabase.freshSchema("call_rows_proposals"));
+    }
+
+    /**
+     * Each proposal, with every component a proposal has and then without each one it can go without, in a
+     * session and outside one, each component holding a value of its own, comes back from the store as
+     * proposed (with the times the store set).
+     */
+    private static void proposalsRoundTrip(String url) throws Exception {
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).build()) {
+            java.util.Set<String> unset = java.util.Set.of("completedAt", "durationMillis", "resultJson", "error",
+                    "appliedBy", "appliedAt", "outcomeDueAt", "decidedBy", "decisionReason", "supersededBy", "executionId",
+                    "stepSeq", "reverts", "revertedBy");
+            int shapes = 0;
+            for (boolean inSession : new boolean[] {false, true}) {
+                for (int nulled = -1; nulled < COMPONENTS.length; nulled++) {
+                    if (nulled >= 0 && unset.contains(COMPONENTS[nulled].getName())) {
+                        continue;
+                    }
+                    CallRecord full;
+                    try {
+                        full = distinct(nulled, shapes + 1000);
+                    } catch (java.lang.reflect.InvocationTargetException required) {
+                        continue;
+                    }
+                    CallRecord.Builder b = full.toBuilder().status(CallStatus.PROPOSED).completedAt(null).durationMillis(null)
+                            .resultJson(null).error(null).appliedBy(null).appliedAt(null).outcomeDueAt(null).decidedBy(null)
+                            .decisionReason(null).supersededBy(null).executionId(null).stepSeq(null).reverts(null)
+                            .revertedBy(null).expiresAt(null);
+                    if (!inSession) {
+                        b.sessionId(null);
+                    } else if (full.sessionId() == null) {
+                        continue;
+                    }
+                    CallRecord proposal = b.build();
+                    if (proposal.tokenDigest() == null || proposal.payloadJson() == null) {
+                        continue; // a proposal needs both
+                    }
+                    dev.toolgate.spi.CallStore.ProposeResult result = store.calls().propose(proposal, Duration.ofMinutes(5), 100);
+                    assertThat(result.status()).isEqualTo(dev.toolgate.spi.CallStore.ProposeResult.Status.PROPOSED);
+                    CallRecord stored = result.record();
+                    String without = nulled < 0 ? "nothing" : COMPONENTS[nulled].getName();
+                    assertThat(store.calls().find(stored.id())).as("without %s, in a session: %s", without, inSession)
+                            .contains(stored);
+                    assertThat(stored.toBuilder().createdAt(proposal.createdAt()).expiresAt(null).build())
+                            .as("without %s", without).isEqualTo(proposal);
+                    assertThat(stored.expiresAt()).isAfter(stored.createdAt());
+                    shapes++;
+                }
+            }
+            assertThat(shapes).isGreaterThanOrEqualTo(15);
+        }
     }
 
     /** Each effect, recordable status, mode and mode source, the others fixed, reads back as recorded. */
