@@ -94,9 +94,7 @@ final class CallRows {
     }
 
     /** Where the enum columns are among {@link #COLUMNS}, in the order of their fields in a {@link #shapeOf}. */
-    private static final int[] ENUM_COLUMNS = {
-        java.util.Arrays.asList(COLUMN_NAMES).indexOf("effect"), java.util.Arrays.asList(COLUMN_NAMES).indexOf("status"),
-        java.util.Arrays.asList(COLUMN_NAMES).indexOf("mode"), java.util.Arrays.asList(COLUMN_NAMES).indexOf("mode_source")};
+    private static final int[] ENUM_COLUMNS = {column("effect"), column("status"), column("mode"), column("mode_source")};
     /** The wire names of each enum column's constants, by ordinal; each checked to need no quoting. */
     private static final String[][] ENUM_WIRE_NAMES = {
         wireNames(Effect.values(), Effect::wireName), wireNames(CallStatus.values(), CallStatus::wireName),
@@ -123,8 +121,17 @@ final class CallRows {
     }
 
     /** Where {@code created_at} and {@code completed_at} are among {@link #COLUMNS}. */
-    private static final int CREATED_AT = java.util.Arrays.asList(COLUMN_NAMES).indexOf("created_at");
-    private static final int COMPLETED_AT = java.util.Arrays.asList(COLUMN_NAMES).indexOf("completed_at");
+    private static final int CREATED_AT = column("created_at");
+    private static final int COMPLETED_AT = column("completed_at");
+
+    /** Where {@code name} is among {@link #COLUMNS}. */
+    private static int column(String name) {
+        int i = java.util.Arrays.asList(COLUMN_NAMES).indexOf(name);
+        if (i < 0) {
+            throw new IllegalArgumentException("no column " + name);
+        }
+        return i;
+    }
 
     /**
      * The shape of a record's {@link #values}: its {@link #presentColumns} in the low bits, and, for each
@@ -211,11 +218,7 @@ final class CallRows {
 
     /** The bit of {@code column} in a {@link #presentColumns} or {@link #shapeOf}. */
     static long bit(String column) {
-        int i = java.util.Arrays.asList(COLUMN_NAMES).indexOf(column);
-        if (i < 0) {
-            throw new IllegalArgumentException("no column " + column);
-        }
-        return 1L << i;
+        return 1L << column(column);
     }
 
     /** The quoted wire name {@code shape} holds for column {@code i}, or null if it holds none. */

@@ -255,7 +255,7 @@ final class H2Compaction implements AutoCloseable {
             boolean idle = store.getCurrentVersion() == lastVersion;
             if (!idle) {
                 idlePassDone = false; // a commit came: the next settled idle round may make its pass
-                idleRewritesLeft = -1; // and the next idle period may rewrite its live data once
+                idleRewritesLeft = -1; // and the next idle period gets its own rewrite steps
             } else if (idleRewritesLeft < 0) {
                 idleRewritesLeft = idleRewriteSteps(file);
             }

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
@@ -100,8 +99,14 @@ final class JdbcCallStore implements CallStore {
      * epoch: see {@link Db#fromEpochMicros}) and nothing returned.
      */
     private final PlainSql recordTimed;
-    /** {@link #recordTimed} of only the columns a row fills, with its enums as literals, by {@link CallRows#shapeOf}. */
-    private final ConcurrentHashMap<Long, PlainSql> recordShapes = new ConcurrentHashMap<>();
+    /**
+     * {@link #recordTimed} of only the columns a finished call's row fills (a read's row leaves about half
+     * of them null, and each parameter bound costs on both ends), its effect, status, mode and mode source
+     * as literals, the rest bound by position with {@link CallRows#bindPresent}; up to
+     * {@value #MAX_RECORD_SHAPES} shapes, then the insert of every column, bound by name.
+     */
+    private final ShapeCache recordShapes = new ShapeCache(MAX_RECORD_SHAPES,
+            shape -> CallRows.insertOf(shape, CallRows.TIMES_AS_MICROS));
     private final PlainSql complete;
     private final RowLocks sessions;
     private final PlainSql proposeAnywhere;
@@ -239,7 +244,7 @@ final class JdbcCallStore implements CallStore {
             }
             CallRecord timed = timed(call);
             Object[] values = CallRows.values(timed);
-            PlainSql shape = recordShape(CallRows.shapeOf(values));
+            PlainSql shape = recordShapes.get(CallRows.shapeOf(values));
             if (shape != null) {
                 db.withConnection(c -> shape.updateAt(c, s -> CallRows.bindPresent(s, values)));
             } else {
@@ -251,23 +256,6 @@ final class JdbcCallStore implements CallStore {
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, call);
         }
-    }
-
-    /**
-     * The insert of a finished call's row naming only the columns it fills (a read's row leaves about
-     * half of them null, and each parameter bound costs on both ends), its effect, status, mode and mode
-     * source written as literals, the rest bound by position with {@link CallRows#bindPresent}; up to {@value #MAX_RECORD_SHAPES} such shapes are kept, and for any
-     * other this is null: the insert of every column, bound by name, is used.
-     */
-    private PlainSql recordShape(long shape) {
-        PlainSql insert = recordShapes.get(shape);
-        if (insert != null) {
-            return insert;
-        }
-        if (recordShapes.size() >= MAX_RECORD_SHAPES) {
-            return null;
-        }
-        return recordShapes.computeIfAbsent(shape, key -> PlainSql.of(CallRows.insertOf(key, CallRows.TIMES_AS_MICROS)));
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.toolgate.jdbc;
 
 import dev.toolgate.audit.CallRecord;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A proposal's insert narrowed to the columns the proposal fills, its effect, status, mode and mode
@@ -23,8 +22,8 @@ final class ProposalShapes {
     private final String room;
     /** Columns every proposal's row names: the store computes them. */
     private final long computed;
-    private final ConcurrentHashMap<Long, PlainSql> anywhere = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Long, PlainSql> inSession = new ConcurrentHashMap<>();
+    private final ShapeCache anywhere = new ShapeCache(MAX_SHAPES, shape -> sql(shape, false));
+    private final ShapeCache inSession = new ShapeCache(MAX_SHAPES, shape -> sql(shape, true));
 
     /**
      * @param createdAt SQL of the row's creation time
@@ -40,12 +39,12 @@ final class ProposalShapes {
 
     /** The insert of {@code proposal} outside a session, returning its two times; null past the cap. */
     PlainSql anywhere(CallRecord proposal) {
-        return shaped(anywhere, proposal, false);
+        return anywhere.get(shape(proposal));
     }
 
     /** The insert of {@code proposal} if its session has room, returning its two times; null past the cap. */
     PlainSql inSession(CallRecord proposal) {
-        return shaped(inSession, proposal, true);
+        return inSession.get(shape(proposal));
     }
 
     /** How many shapes the two statements hold (tests). */
@@ -53,16 +52,8 @@ final class ProposalShapes {
         return anywhere.size() + inSession.size();
     }
 
-    private PlainSql shaped(ConcurrentHashMap<Long, PlainSql> shapes, CallRecord proposal, boolean session) {
-        long shape = CallRows.shapeOf(CallRows.values(proposal)) | computed;
-        PlainSql sql = shapes.get(shape);
-        if (sql != null) {
-            return sql;
-        }
-        if (shapes.size() >= MAX_SHAPES) {
-            return null;
-        }
-        return shapes.computeIfAbsent(shape, key -> PlainSql.of(sql(key, session)));
+    private long shape(CallRecord proposal) {
+        return CallRows.shapeOf(CallRows.values(proposal)) | computed;
     }
 
     /** The SQL of {@code shape}'s insert (tests read it). */
