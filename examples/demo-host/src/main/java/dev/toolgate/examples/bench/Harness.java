@@ -47,10 +47,15 @@ final class Harness {
      *                     the database (NaN where the JVM cannot tell)
      * @param gcPauseMicrosPerOp time the garbage collectors reported spent in collections per operation
      *                     (wall time, several of their threads at once)
+     * @param databaseCpuMicrosPerOp CPU time the database server's processes on this machine used per
+     *                     operation (every {@code postgres} process: the backends of both pools, the WAL
+     *                     writer, the checkpointer), measured on their own in nanoseconds rather than as
+     *                     the machine's time less this JVM's, which also holds every other service of the
+     *                     machine (NaN where Linux's {@code /proc/<pid>/schedstat} is not there)
      */
     record Result(long ops, long refused, double opsPerSecond, double p50Micros, double p99Micros, double cpuMicrosPerOp,
                   double bytesPerOp, double machineCpuMicrosPerOp, double stealShare, double processCpuMicrosPerOp,
-                  double gcPauseMicrosPerOp) {
+                  double gcPauseMicrosPerOp, double databaseCpuMicrosPerOp) {
     }
 
     private final Duration warmup;
@@ -162,6 +167,8 @@ final class Harness {
         long all = machine ? samples.stream().mapToLong(s -> s.machine().total()).sum() : -1;
         long process = samples.stream().anyMatch(s -> s.processNanos() < 0) ? -1
                 : samples.stream().mapToLong(Sample::processNanos).sum();
+        long database = samples.stream().anyMatch(s -> s.databaseNanos() < 0) ? -1
+                : samples.stream().mapToLong(Sample::databaseNanos).sum();
         double seconds = samples.size() * slice.toNanos() / 1e9;
         return new Result(latencies.length, refused, latencies.length / seconds,
                 percentile(latencies, 0.50) / 1e3, percentile(latencies, 0.99) / 1e3,
@@ -170,7 +177,8 @@ final class Harness {
                 !machine || latencies.length == 0 ? Double.NaN : busy * MachineTimes.NANOS_PER_TICK / 1e3 / latencies.length,
                 !machine || all == 0 ? Double.NaN : (double) steal / all,
                 process < 0 || latencies.length == 0 ? Double.NaN : process / 1e3 / latencies.length,
-                latencies.length == 0 ? Double.NaN : samples.stream().mapToLong(Sample::gcMillis).sum() * 1e3 / latencies.length);
+                latencies.length == 0 ? Double.NaN : samples.stream().mapToLong(Sample::gcMillis).sum() * 1e3 / latencies.length,
+                database < 0 || latencies.length == 0 ? Double.NaN : database / 1e3 / latencies.length);
     }
 
     /**
@@ -178,9 +186,54 @@ final class Harness {
      * @param machine  the machine's CPU times over the slice, or null where {@code /proc/stat} is not there
      * @param processNanos this JVM's CPU time over the slice, or -1 if it cannot tell
      * @param gcMillis     the collectors' time in collections over the slice
+     * @param databaseNanos the database server's processes' CPU time over the slice, or -1 if unknown
      */
     private record Sample(long[] latencies, long refused, long cpuNanos, long bytes, MachineTimes machine,
-                          long processNanos, long gcMillis) {
+                          long processNanos, long gcMillis, long databaseNanos) {
+    }
+
+    /** The name (Linux's {@code comm}) of the database server's processes whose CPU time a slice measures. */
+    private static final String DATABASE_PROCESS = System.getProperty("bench.database-process", "postgres");
+
+    /**
+     * The CPU time, in nanoseconds, of every process now running whose name is {@code name}: the first
+     * field of {@code /proc/<pid>/schedstat} (time on a CPU, in nanoseconds, unlike the clock ticks of
+     * {@code /proc/<pid>/stat}), by pid; empty where Linux does not tell.
+     */
+    static java.util.Map<Long, Long> processTimes(String name) {
+        java.util.Map<Long, Long> times = new java.util.HashMap<>();
+        java.io.File[] entries = new java.io.File("/proc").listFiles((dir, n) -> !n.isEmpty() && n.chars().allMatch(Character::isDigit));
+        if (entries == null) {
+            return times;
+        }
+        for (java.io.File entry : entries) {
+            try {
+                if (!java.nio.file.Files.readString(entry.toPath().resolve("comm")).strip().equals(name)) {
+                    continue;
+                }
+                String schedstat = java.nio.file.Files.readString(entry.toPath().resolve("schedstat")).strip();
+                times.put(Long.parseLong(entry.getName()), Long.parseLong(schedstat.substring(0, schedstat.indexOf(' '))));
+            } catch (java.io.IOException | RuntimeException e) {
+                // gone in between, or not ours to read: not counted
+            }
+        }
+        return times;
+    }
+
+    /**
+     * The CPU time the processes of {@code start} and {@code end} used in between: a process in both, the
+     * difference; one started in between (a new backend), all of its time; one that ended, what it used
+     * before {@code start} was taken is unknown and counts nothing. -1 if neither saw a process.
+     */
+    static long cpuBetween(java.util.Map<Long, Long> start, java.util.Map<Long, Long> end) {
+        if (start.isEmpty() && end.isEmpty()) {
+            return -1;
+        }
+        long total = 0;
+        for (java.util.Map.Entry<Long, Long> e : end.entrySet()) {
+            total += e.getValue() - start.getOrDefault(e.getKey(), 0L);
+        }
+        return total;
     }
 
     /** The collectors' total time in collections so far, in milliseconds. */
@@ -338,6 +391,7 @@ final class Harness {
             }));
         }
         ready.await();
+        java.util.Map<Long, Long> databaseStart = processTimes(DATABASE_PROCESS);
         MachineTimes machineStart = MachineTimes.now();
         long processStart = processCpuNow();
         long gcStart = gcMillisNow();
@@ -352,6 +406,7 @@ final class Harness {
             pool.shutdownNow();
         }
         MachineTimes machineEnd = MachineTimes.now();
+        java.util.Map<Long, Long> databaseEnd = processTimes(DATABASE_PROCESS);
         long processEnd = processCpuNow();
         long gcEnd = gcMillisNow();
         MachineTimes machine = machineEnd == null ? null : machineEnd.since(machineStart);
@@ -359,7 +414,7 @@ final class Harness {
         long bytesTotal = Arrays.stream(bytes).anyMatch(b -> b < 0) ? -1 : Arrays.stream(bytes).sum();
         return new Sample(all.stream().flatMapToLong(Arrays::stream).toArray(), Arrays.stream(refused).sum(), cpuTotal,
                 bytesTotal, machine, processStart < 0 || processEnd < 0 ? -1 : processEnd - processStart,
-                gcEnd - gcStart);
+                gcEnd - gcStart, cpuBetween(databaseStart, databaseEnd));
     }
 
     private static double percentile(long[] sorted, double p) {

@@ -41,7 +41,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       which costs two thread wake-ups;</li>
  *   <li>a propose + apply pair vs the same durability in raw JDBC: an INSERT of the proposal, the guarded
  *       UPDATE that claims it and the UPDATE of its outcome, three commits (the outcome's asynchronous on
- *       PostgreSQL, as Toolgate's is); and vs the two-commit INSERT + guarded UPDATE pair;</li>
+ *       PostgreSQL, as Toolgate's is); and vs the two-commit INSERT + guarded UPDATE pair; and the same
+ *       pair outside any session, which has no pending cap to decide (the baseline has none: the
+ *       difference is what the session's lock and its count of pending proposals cost);</li>
  *   <li>a durable execution of 5 steps that all run at once vs the same 5 governed single calls (the cost
  *       of the run's log: its start and its end);</li>
  *   <li>budget-checked governed calls over 100 principals vs Bucket4j's PostgreSQL backend doing the
@@ -56,7 +58,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * For the READ and the pair on each database a note also gives each side's CPU time per operation on
  * its calling threads: the governed side's own work, a figure that unlike the throughput ratio does not
  * move with the machine's load; and, on Linux, the whole machine's CPU per operation, split into this
- * JVM's and the rest's (the database's), the collectors' pause and the share of time stolen by the
+ * JVM's, the PostgreSQL server's processes' (read from {@code /proc/<pid>/schedstat} when the server runs
+ * on this machine) and the rest's, the collectors' pause and the share of time stolen by the
  * hypervisor. The PostgreSQL READ's goal notes also give the ratio of each round on
  * its own (min, median, max): how far one round's ratio strays is the noise any one run's figure carries.
  *
@@ -112,6 +115,8 @@ public final class StorageBenchmark {
     private static final double H2_READ_P50_GOAL = 50;
     /** The same pair with its tool's dry-run and execution handed off to tool threads of the gate. */
     private static final String PAIR_HANDED_OFF = "propose + apply, tool handed off";
+    /** The pair outside any session: no pending cap to decide (the session's lock and its count of pending proposals). */
+    private static final String PAIR_NO_SESSION = "propose + apply, no session (no pending cap)";
     /** The budgeted READ on PostgreSQL against Bucket4j's PostgreSQL backend, at every thread count (issue 19). */
     private static final double BUDGET_GOAL = 1.5;
     private static final int PROPOSALS_PER_SESSION = 10;
@@ -422,16 +427,23 @@ public final class StorageBenchmark {
                     Sessions oursHandedOff = new Sessions(contexts("writer-handed-off", threads));
                     Sessions theirs = new Sessions(contexts("raw-writer", threads));
                     Sessions theirs3 = new Sessions(contexts("raw3-writer", threads));
+                    CallContext[] sessionless = java.util.Arrays.stream(contexts("writer-sessionless", threads))
+                            .map(c -> c.withSession(null)).toArray(CallContext[]::new);
                     Harness.Result[] results = harness.compare(threads, List.of(pairOf(gate, ours, BenchTools.TOUCH),
                             rawPairOf(raw, theirs3, postgres), t -> {
                         CallContext ctx = theirs.next(t);
                         raw.proposeThenApply(ctx.principal().key(), ctx.sessionId());
                         return true;
-                    }, pairOf(handedOff, oursHandedOff, BenchTools.TOUCH_HANDED_OFF)));
+                    }, pairOf(handedOff, oursHandedOff, BenchTools.TOUCH_HANDED_OFF), t -> {
+                        gate.apply(sessionless[t], gate.propose(sessionless[t], BenchTools.TOUCH, "{\"key\":\"k\"}").token());
+                        return true;
+                    }));
                     row(name, "propose + apply pair", threads, results[0], THREE_COMMITS, results[1]);
                     notes.add(cpuNote(name, "propose + apply pair", threads, results[0], "the 3-commit baseline", results[1]));
                     row(name, "propose + apply pair", threads, results[0], "raw INSERT + guarded UPDATE (2 commits)", results[2]);
                     row(name, PAIR_HANDED_OFF, threads, results[3], THREE_COMMITS, results[1]);
+                    row(name, PAIR_NO_SESSION, threads, results[4], THREE_COMMITS, results[1]);
+                    notes.add(cpuNote(name, PAIR_NO_SESSION, threads, results[4], "the 3-commit baseline", results[1]));
                     for (int side : new int[] {0, 3}) {
                         double ratio = results[side].opsPerSecond() / results[1].opsPerSecond();
                         if (postgres) {
@@ -694,9 +706,10 @@ public final class StorageBenchmark {
      * What a workload and its baseline cost in CPU on their calling threads per operation: unlike their
      * throughput ratio, which moves by a tenth from run to run on a busy 2-core machine, this is the
      * governed side's own work (kernel time of its socket calls included). Where Linux tells, also the
-     * whole machine's CPU per operation (the database's side included) and their ratio, which is what the
-     * throughput ratio comes to when the cores are saturated and nothing else competes, split into this
-     * JVM's part and the rest's (the database), and the share of time the hypervisor stole during the slices.
+     * whole machine's CPU per operation and their ratio, which is what the throughput ratio comes to when
+     * the cores are saturated and nothing else competes, split into this JVM's part, the database
+     * server's processes' own (PostgreSQL's backends and writers, measured on their own) and the rest
+     * (the machine's other services), and the share of time the hypervisor stole during the slices.
      */
     private static String cpuNote(String store, String workload, int threads, Harness.Result ours, String baseline,
                                   Harness.Result theirs) {
@@ -706,13 +719,23 @@ public final class StorageBenchmark {
         if (!Double.isNaN(ours.machineCpuMicrosPerOp()) && !Double.isNaN(theirs.machineCpuMicrosPerOp())) {
             note += String.format(Locale.ROOT, "; the whole machine %.1f us against %.1f us (ratio %.2fx), of which this"
                     + " JVM %.1f us against %.1f us (collections %.1f us against %.1f us of pause; %.0f bytes"
-                    + " allocated on the calling thread against %.0f) and the rest (the database) %.1f us against %.1f us;"
-                    + " stolen by the hypervisor %.1f %% / %.1f %% of the time", ours.machineCpuMicrosPerOp(),
+                    + " allocated on the calling thread against %.0f)", ours.machineCpuMicrosPerOp(),
                     theirs.machineCpuMicrosPerOp(), theirs.machineCpuMicrosPerOp() / ours.machineCpuMicrosPerOp(),
                     ours.processCpuMicrosPerOp(), theirs.processCpuMicrosPerOp(), ours.gcPauseMicrosPerOp(),
-                    theirs.gcPauseMicrosPerOp(), ours.bytesPerOp(), theirs.bytesPerOp(), ours.machineCpuMicrosPerOp() - ours.processCpuMicrosPerOp(),
-                    theirs.machineCpuMicrosPerOp() - theirs.processCpuMicrosPerOp(), 100 * ours.stealShare(),
-                    100 * theirs.stealShare());
+                    theirs.gcPauseMicrosPerOp(), ours.bytesPerOp(), theirs.bytesPerOp());
+            double oursRest = ours.machineCpuMicrosPerOp() - ours.processCpuMicrosPerOp();
+            double theirsRest = theirs.machineCpuMicrosPerOp() - theirs.processCpuMicrosPerOp();
+            if (store.equals("PostgreSQL") && !Double.isNaN(ours.databaseCpuMicrosPerOp())
+                    && !Double.isNaN(theirs.databaseCpuMicrosPerOp())) {
+                note += String.format(Locale.ROOT, ", PostgreSQL's processes %.1f us against %.1f us (%+.1f us) and the"
+                        + " rest of the machine %.1f us against %.1f us", ours.databaseCpuMicrosPerOp(),
+                        theirs.databaseCpuMicrosPerOp(), ours.databaseCpuMicrosPerOp() - theirs.databaseCpuMicrosPerOp(),
+                        oursRest - ours.databaseCpuMicrosPerOp(), theirsRest - theirs.databaseCpuMicrosPerOp());
+            } else {
+                note += String.format(Locale.ROOT, " and the rest (the database) %.1f us against %.1f us", oursRest, theirsRest);
+            }
+            note += String.format(Locale.ROOT, "; stolen by the hypervisor %.1f %% / %.1f %% of the time",
+                    100 * ours.stealShare(), 100 * theirs.stealShare());
         }
         return note;
     }
