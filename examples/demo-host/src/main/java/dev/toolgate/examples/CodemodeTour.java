@@ -65,7 +65,8 @@ final class CodemodeTour {
         out.println("the script carol's model wrote:");
         SCRIPT.lines().forEach(line -> out.println("  | " + line));
         JsonNode test = ((Executed) gate.call(carol, Codemode.TEST, Json.toTree(Map.of("code", SCRIPT)))).result();
-        out.println("codemode.test runs the script with mutations answered by their dry-runs -> " + test.get("status").asString());
+        out.println("codemode.test runs the script with mutations answered by their dry-runs -> " + test.get("status").asString()
+                + (test.has("error") ? ": " + test.get("error").asString() : ""));
         for (JsonNode step : test.get("steps")) {
             out.printf("  step %d  %-20s %-12s %s%n", step.get("seq").asInt(), step.get("tool").asString(),
                     step.get("outcome").asString(), step.path("summary").asString(""));

@@ -74,7 +74,10 @@ public final class DemoHost {
         try (StatusPageApi statusPage = StatusPageApi.start();
              Toolgate gate = observed(SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args), statusPage),
                      meters)) {
-            gate.registry().register(Codemode.tools(gate)); // its program was found through ServiceLoader
+            // its program was found through ServiceLoader. The demo's scripts may run 30 s (the default is 5):
+            // the first script in a JVM also pays for starting the JavaScript engine and the gate's cold path,
+            // which on a small or busy machine takes several seconds
+            gate.registry().register(Codemode.tools(gate, Codemode.Limits.DEFAULT.withTimeout(java.time.Duration.ofSeconds(30))));
             GroundingTour.register(gate);
             DemoHost demo = new DemoHost(out, gate, statusPage);
             demo.tour();

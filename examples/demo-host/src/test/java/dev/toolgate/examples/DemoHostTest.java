@@ -36,7 +36,11 @@ class DemoHostTest {
     @Test
     void theDemoRunsEveryStepOnTheInMemoryStore() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DemoHost.run(new String[] {"--db", "memory"}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        try {
+            DemoHost.run(new String[] {"--db", "memory"}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            throw new AssertionError("the demo failed after printing:\n" + bytes.toString(StandardCharsets.UTF_8), e);
+        }
         String out = bytes.toString(StandardCharsets.UTF_8);
 
         assertThat(out)
