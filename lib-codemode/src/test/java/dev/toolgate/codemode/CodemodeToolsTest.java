@@ -40,7 +40,9 @@ class CodemodeToolsTest {
         clock = new MutableClock();
         fx = new Fixture(clock, new InMemoryStore(clock));
         gate = fx.gate(b -> b.programs(Codemode.programs()));
-        gate.registry().register(Codemode.tools(gate, Codemode.Limits.DEFAULT.withTimeout(Duration.ofSeconds(2))));
+        // 100,000 statements: an endless loop meets the statement limit well before the 2 s, on a slow machine too
+        gate.registry().register(Codemode.tools(gate, Codemode.Limits.DEFAULT.withTimeout(Duration.ofSeconds(2))
+                .withMaxStatements(100_000)));
     }
 
     @AfterEach
@@ -284,8 +286,10 @@ class CodemodeToolsTest {
     @Test
     void theLimitsHoldAndTooLargeOrEmptySourceIsRefusedBeforeAnythingRuns() {
         Toolgate small = fx.gate(b -> b.programs(Codemode.programs()));
+        // 60 s: this gate's first script also pays for starting its sandbox's JavaScript engine, which on a slow
+        // machine took more than the default 5 s; the loop below must meet the statement limit, not the clock
         small.registry().register(Codemode.tools(small, Codemode.Limits.DEFAULT.withMaxSourceBytes(64).withMaxStatements(1_000)
-                .withMaxLogLines(2)));
+                .withMaxLogLines(2).withTimeout(Duration.ofSeconds(60))));
         assertThatThrownBy(() -> small.call(writer(), Codemode.RUN, Json.toTree(Map.of("code", "return 1;" + " ".repeat(100)))))
                 .isInstanceOfSatisfying(ToolValidationException.class, e -> assertThat(e.issues()).singleElement()
                         .satisfies(issue -> assertThat(issue.path()).isEqualTo("/code")));
