@@ -81,7 +81,9 @@ import java.util.stream.Stream;
  * ({@code memory.max-finished-calls}, passed to the child as {@code -Dtoolgate.memory.max-finished-calls}:
  * {@code --memory-cap N}, default the store's own 50,000 for runs of 100 s or more and 2,000 for shorter
  * ones, so that a 30-second run reaches it in its first seconds); its heap check starts no earlier than
- * the first sample by which that many calls were made.
+ * the first sample by which that many calls were made. Where the clients are slower than that (a slow
+ * machine), its load goes on past {@code --seconds} until two samples follow the cap, at most three times
+ * {@code --seconds} in all, and the run says so.
  *
  * <p>Options: {@code --seconds N} (default 600), {@code --clients N} (8), {@code --stores memory,h2,postgres}
  * (default memory and h2, and postgres when a URL is known), {@code --pg-url JDBC_URL} (default
@@ -299,6 +301,11 @@ public final class McpSoakCheck {
             long lastCalls = 0;
             long interval = TimeUnit.SECONDS.toNanos(options.sampleSeconds());
             long end = started + TimeUnit.SECONDS.toNanos(options.seconds());
+            // the in-memory store's heap check needs two samples after its cap was reached: on a slow machine
+            // the clients may not make that many calls in --seconds, so its run goes on (at most 3 x --seconds)
+            int cap = store.equals("memory") ? options.memoryCap() : 0;
+            long longest = started + TimeUnit.SECONDS.toNanos(3L * options.seconds());
+            boolean extended = false;
             // samples on a fixed schedule; one that runs late (jcmd is a JVM start) delays the next, never the end
             for (long next = started + interval; ; next = Math.max(next + interval, System.nanoTime())) {
                 long target = Math.min(next, end);
@@ -326,6 +333,16 @@ public final class McpSoakCheck {
                 }
                 lastCalls = calls;
                 if (target >= end) {
+                    if (cap > 0 && heapWindow(heap, options.seconds(), cap).size() < 2 && System.nanoTime() < longest) {
+                        if (!extended) {
+                            extended = true;
+                            out.printf(Locale.ROOT, "the clients made %,d calls in %d s, the heap check needs two samples"
+                                    + " after the store's cap of %,d: the load goes on (at most %d s in all)%n", calls,
+                                    elapsed, cap, 3L * options.seconds());
+                        }
+                        end = Math.min(longest, Math.max(next + interval, System.nanoTime())); // the schedule's next sample
+                        continue;
+                    }
                     break;
                 }
             }
@@ -350,7 +367,7 @@ public final class McpSoakCheck {
             out.println("check errors:    " + errorCheck + (clean ? " ... ok" : " ... FAILED"));
 
             // heap
-            String heapCheck = heapCheck(heap, options.seconds(), store.equals("memory") ? options.memoryCap() : 0);
+            String heapCheck = heapCheck(heap, options.seconds(), cap, calls);
             out.println("check heap:      " + heapCheck);
             if (heapCheck.endsWith("FAILED")) {
                 failures.add("heap after a full GC not flat: " + heapCheck.substring(0, heapCheck.lastIndexOf(" ...")));
@@ -424,14 +441,17 @@ public final class McpSoakCheck {
      * earlier than the first sample by which that many calls were made: until then the store grows by
      * design.
      */
-    private static String heapCheck(List<HeapSample> heap, double seconds, int cap) {
+    private static String heapCheck(List<HeapSample> heap, double seconds, int cap, long callsMade) {
         long from = (long) Math.ceil(seconds * FLAT_FROM);
-        List<HeapSample> window = heap.stream().filter(s -> s.seconds() >= from && s.calls() >= cap).toList();
+        List<HeapSample> window = heapWindow(heap, seconds, cap);
         if (window.size() < 2) {
-            return "only " + window.size() + " heap sample(s) from " + from + " s on" + (cap > 0 ? String.format(Locale.ROOT,
-                    " after the store's cap of %,d finished calls was reached (a smaller --memory-cap reaches it sooner)", cap)
-                    : "") + ": jcmd GC.run failed, or took longer than the run allows on this machine (see --sample-seconds)"
-                    + " ... FAILED";
+            String why = cap > 0 && callsMade < cap
+                    ? String.format(Locale.ROOT, ": the clients made only %,d calls, fewer than the store's cap of %,d"
+                            + " finished calls (a smaller --memory-cap reaches it sooner)", callsMade, cap)
+                    : (cap > 0 ? String.format(Locale.ROOT, " after the store's cap of %,d finished calls was reached", cap)
+                            : "") + ": jcmd GC.run failed, or took longer than the run allows on this machine"
+                            + " (see --sample-seconds)";
+            return "only " + window.size() + " heap sample(s) from " + from + " s on" + why + " ... FAILED";
         }
         HeapSample first = window.get(0);
         HeapSample last = window.get(window.size() - 1);
@@ -446,6 +466,15 @@ public final class McpSoakCheck {
                         + " limit %.1f x %.2f + %d = %.1f MB", firstMb, first.seconds(), Math.round(FLAT_FROM * 100),
                 lastMb, last.seconds(), maxMb, growth, firstMb, HEAP_FACTOR, HEAP_SLACK_MB, limit)
                 + (lastMb <= limit ? " ... ok" : " ... FAILED");
+    }
+
+    /**
+     * The samples the heap check compares: from 20% of the run on and, for the in-memory store ({@code cap}
+     * > 0), once the clients made as many calls as the store keeps.
+     */
+    private static List<HeapSample> heapWindow(List<HeapSample> heap, double seconds, int cap) {
+        long from = (long) Math.ceil(seconds * FLAT_FROM);
+        return heap.stream().filter(s -> s.seconds() >= from && s.calls() >= cap).toList();
     }
 
     /** The clients: each one session on its own connection, calling in a loop until stopped. */
