@@ -37,7 +37,8 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  *   <li>{@link #propose}: one durable insert; in a session, it first locks the session and inserts
  *       only if the session's pending count, which the lock makes exact, is under the cap (PostgreSQL:
  *       one statement, {@code toolgate_session_room} taking the session's advisory transaction lock;
- *       H2: a transaction that locks the session's row in {@code toolgate_session}). A step proposal that is already logged fails
+ *       H2 in this JVM: the insert alone, under the session's lock of the JVM, {@link LocalSessionLocks}; an
+ *       H2 other processes reach: a transaction that locks the session's row in {@code toolgate_session}). A step proposal that is already logged fails
  *       on {@value #STEP_INDEX} as in {@link #record}.</li>
  *   <li>{@link #claim}: the single-use update ({@code proposed} to {@code applying} only if still
  *       proposed and unexpired by the store's clock; a row or nothing), which also sets
@@ -109,6 +110,12 @@ final class JdbcCallStore implements CallStore {
             shape -> CallRows.insertOf(shape, CallRows.TIMES_AS_MICROS));
     private final PlainSql complete;
     private final RowLocks sessions;
+    /**
+     * The sessions' locks of an H2 database in this JVM ({@link LocalSessionLocks}), which replace the
+     * session row's lock for proposals; null on PostgreSQL and on an H2 database other processes reach.
+     */
+    private final LocalSessionLocks localSessions;
+    private final String sessionRow;
     private final PlainSql proposeAnywhere;
     private final PlainSql proposeInSession;
     /** {@link #proposeAnywhere} and {@link #proposeInSession} of only the columns a proposal fills, outside a run. */
@@ -161,6 +168,8 @@ final class JdbcCallStore implements CallStore {
                 + dialect.asynchronousCommitFrom()
                 + " WHERE id = :id AND status IN ('applying', 'interrupted')");
         this.sessions = new RowLocks(dialect, "toolgate_session", "session_id");
+        this.localSessions = dialect == Dialect.H2 ? db.withConnection(LocalSessionLocks::of) : null;
+        this.sessionRow = "SELECT session_id FROM toolgate_session WHERE session_id = :key";
         String proposal = CallRows.values(createdAt, Db.plusMicros(now, '+', "ttl_us"), ":completed_at");
         this.proposeAnywhere = PlainSql.of(dialect.returning(
                 "INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES (" + proposal + ")", "created_at, expires_at"));
@@ -379,6 +388,17 @@ final class JdbcCallStore implements CallStore {
                 return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
                         .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
             }
+            if (localSessions != null) { // H2 in this JVM: the session's lock is this JVM's, held until the commit
+                return localSessions.withLock(session, () -> {
+                    org.jdbi.v3.core.HandleCallback<Optional<CallRecord>, RuntimeException> insert = h -> {
+                        touchSession(h, session);
+                        return insertInSession.queryFirst(h.getConnection(), binder, stored);
+                    };
+                    Optional<CallRecord> inserted = withRun ? withRun(proposal, insert) : db.withHandle(insert);
+                    return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
+                            .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
+                });
+            }
             org.jdbi.v3.core.HandleCallback<ProposeResult, RuntimeException> inSession = h -> {
                 sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
                 Optional<CallRecord> inserted = oneStatement
@@ -390,6 +410,17 @@ final class JdbcCallStore implements CallStore {
             return withRun && !oneStatement ? withRun(proposal, inSession) : db.inTransaction(inSession);
         } catch (UnableToExecuteStatementException e) {
             throw stepTakenOr(e, proposal); // the transaction was rolled back: nothing is stored
+        }
+    }
+
+    /**
+     * The session's row in {@code toolgate_session} (what purges and {@link #endSession} see of a
+     * session that proposed), created if missing, without locking it: a plain probe, as PostgreSQL's
+     * {@code toolgate_session_room} makes.
+     */
+    private void touchSession(org.jdbi.v3.core.Handle h, String session) {
+        if (h.createQuery(sessionRow).bind("key", session).mapTo(String.class).findOne().isEmpty()) {
+            sessions.create(h, session);
         }
     }
 
@@ -656,6 +687,8 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public boolean endSession(String sessionId) {
-        return purges.endSession(sessionId);
+        // on H2 in this JVM a proposal in flight holds the session's lock of the JVM, not its row: wait for it
+        return localSessions == null || sessionId == null ? purges.endSession(sessionId)
+                : localSessions.withLock(sessionId, () -> purges.endSession(sessionId));
     }
 }

@@ -67,8 +67,9 @@ import org.slf4j.LoggerFactory;
  * per metered principal: its next admission number and newest admission time, and on H2 its lock) with
  * {@code toolgate_budget_admission} (its admissions in the window, by number), on PostgreSQL the
  * function {@code toolgate_admit} (one admission in one statement),
- * {@code toolgate_session} (one row per session that proposed: on H2 the lock behind the pending cap; on
- * PostgreSQL the function {@code toolgate_session_room} takes an advisory lock of the session instead),
+ * {@code toolgate_session} (one row per session that proposed: on an H2 database other processes reach the
+ * lock behind the pending cap; on an embedded H2 a lock of this JVM is, and on PostgreSQL the function
+ * {@code toolgate_session_room} takes an advisory lock of the session instead),
  * {@code toolgate_mode_override}, {@code toolgate_tool_review} and {@code toolgate_schema_version}. The
  * scripts {@code dev/toolgate/jdbc/schema/h2.sql} and {@code postgresql.sql} in this jar are plain SQL,
  * idempotent ({@code CREATE ... IF NOT EXISTS}, {@code ADD COLUMN IF NOT EXISTS}) and cumulative (run

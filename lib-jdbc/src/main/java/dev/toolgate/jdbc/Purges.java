@@ -46,7 +46,11 @@ import org.jdbi.v3.core.Handle;
  * cap can admit one call more. The contract suite's
  * {@code aBudgetRowThatAdmitsWhileItIsPurgedKeepsItsAdmission} and the concurrency tests
  * ({@code ConcurrencyContract}, {@code CrossInstancePostgresTest}) race purges against admissions and
- * proposals to prove it.
+ * proposals to prove it. A proposal on PostgreSQL, and on an H2 database in this JVM
+ * ({@link LocalSessionLocks}), locks its session elsewhere than in the row, so purges and proposals never
+ * wait for each other there: one that commits just after its session's row was deleted leaves the
+ * session without a row until its next proposal (the row only tells purges that a session proposed; the
+ * cap does not depend on it).
  */
 final class Purges {
 
