@@ -406,9 +406,14 @@ public final class StorageBenchmark {
                         Harness.Result[] sides = {results[0], behindResults[0]};
                         for (int side = 0; side < 2; side++) {
                             double p50 = sides[side].p50Micros();
+                            // the durable READ's floor is one durable H2 commit: the raw insert's own p50 says where it is
+                            double floor = side == 0 ? base.p50Micros() : behindResults[1].p50Micros();
                             notes.add(String.format(Locale.ROOT, "goal %s: governed READ%s on H2 at 1 thread has p50 %.1f us"
-                                    + " (goal under %.0f us)", p50 < H2_READ_P50_GOAL ? "met" : "missed",
-                                    side == 0 ? "" : " (rows written behind, opt-in)", p50, H2_READ_P50_GOAL));
+                                    + " (goal under %.0f us; the raw durable insert's own p50 %.1f us%s)",
+                                    p50 < H2_READ_P50_GOAL ? "met" : "missed",
+                                    side == 0 ? "" : " (rows written behind, opt-in)", p50, H2_READ_P50_GOAL, floor,
+                                    side == 0 && floor >= H2_READ_P50_GOAL ? ": below one durable commit only rows written"
+                                            + " behind, the opt-in that trades durability, can meet it" : ""));
                         }
                     }
                     for (int side = 0; side < 2 && postgres; side++) {
