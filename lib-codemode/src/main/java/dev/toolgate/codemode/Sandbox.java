@@ -50,7 +50,11 @@ final class Sandbox implements AutoCloseable {
     /** The result of an attempt the caller's signal ended; {@link #run} throws the signal instead. */
     private static final Result STOPPED = new Result.Failed(new CodeError(CodeError.Kind.EXCEPTION, "stopped", 0, 0));
 
+    /** The warm-up script's limit: starting the language on a slow machine took seconds. */
+    private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(60);
+
     private final Engine engine;
+    private final java.util.concurrent.atomic.AtomicLong scriptsRun = new java.util.concurrent.atomic.AtomicLong();
     private final Source prelude;
     private final ScriptThreads threads = new ScriptThreads();
 
@@ -73,6 +77,29 @@ final class Sandbox implements AutoCloseable {
                 .option("js.unhandled-rejections", "none")
                 .build();
         this.prelude = Source.newBuilder("js", PRELUDE, "toolgate-prelude.js").cached(true).buildLiteral();
+        try {
+            warmUp();
+        } catch (RuntimeException e) {
+            engine.close(true);
+            throw e;
+        }
+    }
+
+    /**
+     * Runs one script through the whole path a caller's takes (a context, the prelude, a tool call, a
+     * log line, the result's JSON, a script thread), so the engine has started the JavaScript language
+     * and parsed the prelude before a caller's first script: that script's wall-clock limit does not pay
+     * for it (hundreds of milliseconds, seconds on a slow machine, where a first script given a short
+     * timeout failed with TIMEOUT before running a line).
+     */
+    private void warmUp() {
+        Bindings none = new Bindings((tool, args) -> "{\"warm\":true}", new java.util.TreeSet<>(java.util.Set.of("warm.up")),
+                1L, 0L, line -> { });
+        Result result = run("const r = tools.warm.up({}); console.log(JSON.stringify(r)); return [r.warm, 1 + 1];",
+                none, new Limits(WARM_UP_LIMIT, 1_000_000, 10_000));
+        if (!(result instanceof Result.Returned)) {
+            LOG.warn("The codemode sandbox's warm-up script did not return: {}", result);
+        }
     }
 
     /**
@@ -93,7 +120,22 @@ final class Sandbox implements AutoCloseable {
             return failed(CodeError.Kind.TIMEOUT, "the sandbox takes no scripts now: " + threads.stuck()
                     + " earlier scripts could not be stopped and still run", 0, 0);
         }
-        Context context = Context.newBuilder("js")
+        Attempt attempt = new Attempt(bindings, newContext(limits.maxStatements()), code, limits);
+        scriptsRun.incrementAndGet();
+        ScriptThreads.Outcome<Result> outcome = threads.run(attempt, limits.timeout());
+        if (attempt.stop != null) {
+            throw attempt.stop; // the caller's own signal, on the caller's thread
+        }
+        if (outcome instanceof ScriptThreads.Outcome.Ended<Result> ended) {
+            return ended.value();
+        }
+        return failed(CodeError.Kind.TIMEOUT, "the script ran longer than " + describe(limits.timeout())
+                + " (tool calls included) and was stopped", 0, 0);
+    }
+
+    /** A context on the engine with no access to the host, stopped after {@code maxStatements} statements. */
+    private Context newContext(long maxStatements) {
+        return Context.newBuilder("js")
                 .engine(engine)
                 .allowHostAccess(HostAccess.NONE)
                 .allowHostClassLookup(name -> false)
@@ -105,18 +147,13 @@ final class Sandbox implements AutoCloseable {
                 .allowEnvironmentAccess(EnvironmentAccess.NONE)
                 .allowPolyglotAccess(PolyglotAccess.NONE)
                 .allowInnerContextOptions(false)
-                .resourceLimits(ResourceLimits.newBuilder().statementLimit(limits.maxStatements(), null).build())
+                .resourceLimits(ResourceLimits.newBuilder().statementLimit(maxStatements, null).build())
                 .build();
-        Attempt attempt = new Attempt(bindings, context, code, limits);
-        ScriptThreads.Outcome<Result> outcome = threads.run(attempt, limits.timeout());
-        if (attempt.stop != null) {
-            throw attempt.stop; // the caller's own signal, on the caller's thread
-        }
-        if (outcome instanceof ScriptThreads.Outcome.Ended<Result> ended) {
-            return ended.value();
-        }
-        return failed(CodeError.Kind.TIMEOUT, "the script ran longer than " + describe(limits.timeout())
-                + " (tool calls included) and was stopped", 0, 0);
+    }
+
+    /** Scripts this sandbox has started, its own warm-up included. */
+    long scriptsRun() {
+        return scriptsRun.get();
     }
 
     /** Stops the threads and closes the engine; a script that could not be stopped keeps its context. */

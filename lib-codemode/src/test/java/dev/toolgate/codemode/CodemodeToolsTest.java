@@ -286,8 +286,8 @@ class CodemodeToolsTest {
     @Test
     void theLimitsHoldAndTooLargeOrEmptySourceIsRefusedBeforeAnythingRuns() {
         Toolgate small = fx.gate(b -> b.programs(Codemode.programs()));
-        // 60 s: this gate's first script also pays for starting its sandbox's JavaScript engine, which on a slow
-        // machine took more than the default 5 s; the loop below must meet the statement limit, not the clock
+        // 60 s: the loop below must meet the statement limit, not the clock, and on a slow machine the default
+        // 5 s was not always enough for a gate's first script, interpreted and on the gate's cold path
         small.registry().register(Codemode.tools(small, Codemode.Limits.DEFAULT.withMaxSourceBytes(64).withMaxStatements(1_000)
                 .withMaxLogLines(2).withTimeout(Duration.ofSeconds(60))));
         assertThatThrownBy(() -> small.call(writer(), Codemode.RUN, Json.toTree(Map.of("code", "return 1;" + " ".repeat(100)))))

@@ -75,8 +75,8 @@ public final class DemoHost {
              Toolgate gate = observed(SourcesTour.addSources(DemoPrincipals.configure(Toolgate.builder(), args), statusPage),
                      meters)) {
             // its program was found through ServiceLoader. The demo's scripts may run 30 s (the default is 5):
-            // the first script in a JVM also pays for starting the JavaScript engine and the gate's cold path,
-            // which on a small or busy machine takes several seconds
+            // the first script in a JVM also pays for the gate's cold path (the sandbox starts its JavaScript
+            // engine before a first script, outside its limit), which on a small or busy machine takes seconds
             gate.registry().register(Codemode.tools(gate, Codemode.Limits.DEFAULT.withTimeout(java.time.Duration.ofSeconds(30))));
             GroundingTour.register(gate);
             DemoHost demo = new DemoHost(out, gate, statusPage);
