@@ -185,8 +185,15 @@ final class HttpEventLog {
         return new Resumed(stream, null, replaced);
     }
 
-    /** Attaches {@code sink} to {@code stream} after delivering it the stream's priming event. */
-    synchronized void attachPrimed(int stream, Sink sink, long retryMillis) {
+    /**
+     * Attaches {@code sink} to {@code stream} after delivering it the stream's priming event;
+     * {@code beforePriming} runs first, under the same lock (to write the response's headers): an event
+     * recorded once the client can know the stream is open (a reaction to its headers) waits for the
+     * lock and reaches the sink. Writing the headers before taking the lock lost such an event: recorded
+     * while no sink was attached, it was kept but never delivered (McpHttpProtocolTest hung on it).
+     */
+    synchronized void attachPrimed(int stream, Sink sink, long retryMillis, Runnable beforePriming) {
+        beforePriming.run();
         sink.deliver(prime(stream, retryMillis), false);
         attach(stream, sink);
     }

@@ -56,12 +56,12 @@ final class HttpGet {
         // the GET's use of the session passes to the stream, which keeps the session busy (never idle,
         // so never evicted or expired) until it closes; attached before the response starts, so
         // nothing sent from now on is missed; the stream writes its headers first, then the priming
-        // event, in order with everything else
+        // event, in order with everything else, both under the event log's lock, so an event the
+        // client's reaction to the headers causes is recorded after the stream is attached
         HttpEventStream stream = stream(exchange, session, 0);
         try {
             listen(session, stream);
-            stream.open();
-            session.log.attachPrimed(0, stream, retryMillis);
+            session.log.attachPrimed(0, stream, retryMillis, stream::open);
         } catch (RuntimeException | Error e) {
             stream.close();
             throw e;

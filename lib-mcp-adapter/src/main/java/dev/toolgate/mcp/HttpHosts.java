@@ -72,6 +72,24 @@ final class HttpHosts {
         }
     }
 
+    /**
+     * The configured entries of a builder's {@code allowedHosts}, in lower case.
+     *
+     * @throws IllegalArgumentException for an entry that is not {@code name}, {@code name:port},
+     *                                  {@code [ipv6]}, {@code [ipv6]:port} or {@code *}
+     */
+    static Set<String> entries(String... hosts) {
+        Set<String> entries = new HashSet<>();
+        for (String host : hosts) {
+            if (host == null || !(host.equals("*") || HOST.matcher(host).matches())) {
+                throw new IllegalArgumentException("allowedHosts entries must be name, name:port, [ipv6], [ipv6]:port or *, got '"
+                        + host + "'");
+            }
+            entries.add(host.toLowerCase(Locale.ROOT));
+        }
+        return Set.copyOf(entries);
+    }
+
     /** Checks the values of the request's {@code Host} headers ({@code null} when there are none). */
     Verdict check(List<String> values) {
         if (values == null || values.size() != 1) {

@@ -186,13 +186,7 @@ public final class McpHttpBuilder extends McpServerBuilder<McpHttpBuilder> {
      * {@code localhost}, {@code 127.0.0.1}, {@code [::1]} with the bound port; bound elsewhere, no check.
      */
     public McpHttpBuilder allowedHosts(String... hosts) {
-        for (String host : hosts) {
-            if (host == null || !(host.equals("*") || host.matches("([A-Za-z0-9._-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}])(:[0-9]{1,5})?"))) {
-                throw new IllegalArgumentException("allowedHosts entries must be name, name:port, [ipv6], [ipv6]:port or *, got '"
-                        + host + "'");
-            }
-        }
-        this.allowedHosts = Arrays.stream(hosts).map(h -> h.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+        this.allowedHosts = HttpHosts.entries(hosts);
         return this;
     }
 

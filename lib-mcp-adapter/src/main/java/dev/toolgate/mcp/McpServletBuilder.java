@@ -27,6 +27,7 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
     private final McpRequestAuthenticator authenticator;
     private String endpoint = ToolgateMcpServer.DEFAULT_ENDPOINT;
     private Set<String> allowedOrigins = Set.of();
+    private Set<String> allowedHosts = Set.of();
     private int maxBodyBytes = 1024 * 1024;
     private int maxSessionsPerPrincipal = 16;
     private int maxSessions = 1024;
@@ -54,6 +55,21 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
     public McpServletBuilder allowedOrigins(String... origins) {
         this.allowedOrigins = Arrays.stream(origins).map(o -> o.strip().toLowerCase(Locale.ROOT))
                 .collect(Collectors.toUnmodifiableSet());
+        return this;
+    }
+
+    /**
+     * Checks the {@code Host} header (a defence against DNS rebinding beside the {@code Origin} check):
+     * these values are allowed, {@code name} (any port) or {@code name:port}, such as
+     * {@code mcp.example.com}; and on a connection the container accepted on a loopback address,
+     * {@code localhost}, {@code 127.0.0.1} and {@code [::1]} with that connection's port. A request with
+     * no or several {@code Host} headers, or a malformed one, gets 400; with a name not allowed, 403;
+     * both before authentication. Default: no check, since behind a reverse proxy on the same machine
+     * the container sees loopback connections that carry the public name; {@code *} is the default
+     * too. The standalone server's rule ({@link McpHttpBuilder#allowedHosts}) checks loopback by default.
+     */
+    public McpServletBuilder allowedHosts(String... hosts) {
+        this.allowedHosts = HttpHosts.entries(hosts);
         return this;
     }
 
@@ -139,8 +155,8 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
                 }
             });
         }
-        ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, maxBodyBytes,
-                catalogDispatch);
+        ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, allowedHosts,
+                maxBodyBytes, catalogDispatch);
         LOG.info("MCP servlet endpoint {} built (SDK servlet transport, permission mode {})", endpoint, permissionMode);
         return new McpServletEndpoint(server, bridge, guard, sessions, endpoint, catalogDispatch);
     }

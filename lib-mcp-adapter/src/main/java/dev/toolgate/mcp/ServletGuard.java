@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The servlet a host mounts ({@link McpServletEndpoint#servlet()}): checks every request before the
  * SDK's servlet transport sees it, then hands it on. In order: shutting down (503), the
+ * {@code Host} when {@link McpServletBuilder#allowedHosts} is set ({@link HttpHosts}: 400, 403), the
  * {@code Origin} (403; CORS headers and the preflight otherwise, as the standalone server), the
  * principal (401 with {@code WWW-Authenticate: Bearer}), the method (405), the
  * {@code MCP-Protocol-Version} header (400), the headers and body of a POST or GET
@@ -52,17 +53,23 @@ final class ServletGuard extends HttpServlet {
     private final transient ServletChecks checks;
     private final transient CatalogDispatch catalog;
     private final Set<String> allowedOrigins;
+    /** The configured {@code Host} entries; empty or {@code *}: no check. */
+    private final Set<String> allowedHosts;
+    /** The check of each local address and port the container accepted a request on (a few connectors). */
+    private final transient java.util.concurrent.ConcurrentHashMap<java.net.InetSocketAddress, HttpHosts> hostChecks =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicInteger openStreams = new AtomicInteger();
     private volatile boolean closing;
 
     ServletGuard(HttpServletStreamableServerTransportProvider sdk, McpRequestAuthenticator authenticator,
-                 McpJsonMapper mapper, ServletSessions sessions, Set<String> allowedOrigins, int maxBodyBytes,
-                 CatalogDispatch catalog) {
+                 McpJsonMapper mapper, ServletSessions sessions, Set<String> allowedOrigins, Set<String> allowedHosts,
+                 int maxBodyBytes, CatalogDispatch catalog) {
         this.sdk = sdk;
         this.authenticator = authenticator;
         this.mapper = mapper;
         this.sessions = sessions;
         this.allowedOrigins = allowedOrigins;
+        this.allowedHosts = allowedHosts.contains("*") ? Set.of() : allowedHosts;
         this.checks = new ServletChecks(mapper, maxBodyBytes);
         this.catalog = catalog;
     }
@@ -96,6 +103,9 @@ final class ServletGuard extends HttpServlet {
         if (closing) {
             ServletChecks.closeIfBodyUnread(request, response);
             sendError(response, 503, JsonRpc.INTERNAL_ERROR, "The server is shutting down");
+            return;
+        }
+        if (!host(request, response)) {
             return;
         }
         String method = request.getMethod().toUpperCase(Locale.ROOT);
@@ -232,6 +242,38 @@ final class ServletGuard extends HttpServlet {
         } finally {
             sessions.release(session);
         }
+    }
+
+    /**
+     * False after answering 400 (no, several or a malformed {@code Host} header) or 403 (a name not
+     * allowed) when {@code allowedHosts} is set; the loopback names with the connection's port are
+     * allowed on a connection accepted on a loopback address. Runs first, so a refused request changes
+     * nothing.
+     */
+    private boolean host(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (allowedHosts.isEmpty()) {
+            return true;
+        }
+        java.net.InetSocketAddress local;
+        try {
+            local = new java.net.InetSocketAddress(java.net.InetAddress.getByName(request.getLocalAddr()), request.getLocalPort());
+        } catch (java.net.UnknownHostException | RuntimeException e) {
+            local = new java.net.InetSocketAddress(request.getLocalPort()); // not loopback: the configured names only
+        }
+        HttpHosts hosts = hostChecks.computeIfAbsent(local, bound -> new HttpHosts(bound, allowedHosts));
+        HttpHosts.Verdict verdict = hosts.check(java.util.Collections.list(request.getHeaders("Host")));
+        if (verdict == HttpHosts.Verdict.ALLOWED) {
+            return true;
+        }
+        ServletChecks.closeIfBodyUnread(request, response);
+        response.setHeader("Connection", "close");
+        if (verdict == HttpHosts.Verdict.MALFORMED) {
+            sendError(response, 400, JsonRpc.INVALID_REQUEST, "Bad Request: send exactly one valid Host header");
+        } else {
+            LOG.warn("Refused an MCP request for host {}", HttpHosts.printable(request.getHeader("Host")));
+            sendError(response, 403, HttpResponses.FORBIDDEN, "Forbidden: host not allowed");
+        }
+        return false;
     }
 
     private boolean origin(HttpServletRequest request, HttpServletResponse response) throws IOException {

@@ -403,7 +403,9 @@ class McpHttpProtocolTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(30)
+    // a separate thread: the JDK 17 HttpClient's response stream ignores the interrupt a same-thread
+    // timeout sends, so a notification that never comes would hang the build instead of failing this test
+    @org.junit.jupiter.api.Timeout(value = 30, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
     void getOpensTheSessionsEventStream() throws Exception {
         String session = initialize("carol-token");
 
