@@ -84,7 +84,7 @@ class McpHttpLimitsTest {
     // ------------------------------------------------------------------------------------ read timeout
 
     @Test
-    @Timeout(180)
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void threeHundredSlowBodiesDoNotStopANormalClientAndTheirWorkersAreReleased() throws Exception {
         start(b -> b.readTimeout(Duration.ofSeconds(2)).maxQueuedRequests(512));
         int port = server.port();
@@ -119,7 +119,7 @@ class McpHttpLimitsTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void aClientThatTricklesItsRequestLineAndHeadersIsCutOff() throws Exception {
         start(b -> b.readTimeout(Duration.ofSeconds(2)));
         int port = server.port();
@@ -136,7 +136,7 @@ class McpHttpLimitsTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void aClientThatSendsOneByteAndThenNothingIsCutOff() throws Exception {
         start(b -> b.readTimeout(Duration.ofSeconds(1)));
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
@@ -149,7 +149,7 @@ class McpHttpLimitsTest {
     }
 
     @Test
-    @Timeout(90)
+    @Timeout(value = 90, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void connectionsCutOffByTheReadTimeoutAreForgottenByTheJdkServer() throws Exception {
         start(b -> b.readTimeout(Duration.ofSeconds(1)).maxQueuedRequests(512));
         long before = liveInstances("sun.net.httpserver.HttpConnection");
@@ -164,7 +164,7 @@ class McpHttpLimitsTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void theReadTimeoutDoesNotEndALongToolCallNorAnOpenEventStream() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         start(b -> b.readTimeout(Duration.ofMillis(500)).keepAliveInterval(Duration.ofMillis(200)));
@@ -207,7 +207,7 @@ class McpHttpLimitsTest {
     // ------------------------------------------------------------------------------------ bounded pool
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void aFullPoolAndQueueAnswer503WithRetryAfterAndTheServerRecovers() throws Exception {
         start(b -> b.readTimeout(Duration.ofSeconds(5)).maxWorkerThreads(1).maxQueuedRequests(1));
         int port = server.port();
@@ -301,7 +301,7 @@ class McpHttpLimitsTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void aSessionWithARequestInFlightIsNotEvicted() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
@@ -329,7 +329,7 @@ class McpHttpLimitsTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void withNoIdleSessionThePrincipalsCapRefusesWith429() throws Exception {
         start(b -> b.maxSessionsPerPrincipal(2).maxSessions(10));
         String first = initialize("carol-token");
@@ -356,7 +356,7 @@ class McpHttpLimitsTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // JDK 17's HttpClient streams ignore interrupts
     void theServersCapEvictsAnyonesOldestIdleSessionThenRefusesWith503() throws Exception {
         start(b -> b.maxSessionsPerPrincipal(3).maxSessions(3));
         String carols = initialize("carol-token");

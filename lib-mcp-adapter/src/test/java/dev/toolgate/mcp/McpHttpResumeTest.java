@@ -36,7 +36,9 @@ import org.junit.jupiter.api.Timeout;
  * stream that failed after a message, not one the server ended after its priming event, so it cannot
  * use polling; the TypeScript SDK's client can.)
  */
-@Timeout(60)
+// a separate thread: JDK 17's HttpClient response stream swallows a same-thread timeout's interrupt,
+// so a stream that never delivers would hang the build instead of failing the test
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class McpHttpResumeTest {
 
     private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"

@@ -22,6 +22,8 @@ import tools.jackson.databind.JsonNode;
  * The conformance host serves the suite's fixtures under the suite's names (the suite itself runs in
  * CI: examples/demo-host/src/conformance/run.sh); here, without Node, what a broken fixture would show first.
  */
+// a separate thread: JDK 17's HttpClient response stream swallows a same-thread timeout's interrupt
+@org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
 class ConformanceServerTest {
 
     private final HttpClient http = HttpClient.newHttpClient();
