@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.budget.ToolBudget;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -24,9 +21,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class McpServletHostTest {
-
-    private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
-            + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
 
     private Toolgate gate;
     private McpServletEndpoint endpoint;
@@ -52,26 +46,7 @@ class McpServletHostTest {
 
     /** The status of an initialize sent with exactly these {@code Host} lines (none when empty). */
     private int status(List<String> hostLines, String token) throws Exception {
-        try (Socket socket = new Socket("127.0.0.1", served.port())) {
-            socket.setSoTimeout(10_000);
-            StringBuilder head = new StringBuilder("POST " + endpoint.path() + " HTTP/1.1\r\n");
-            for (String host : hostLines) {
-                head.append("Host: ").append(host).append("\r\n");
-            }
-            if (token != null) {
-                head.append("Authorization: Bearer ").append(token).append("\r\n");
-            }
-            byte[] body = INIT.getBytes(StandardCharsets.UTF_8);
-            head.append("Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n")
-                    .append("Content-Length: ").append(body.length).append("\r\nConnection: close\r\n\r\n");
-            OutputStream out = socket.getOutputStream();
-            out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-            out.write(body);
-            out.flush();
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-            assertThat(answer).startsWith("HTTP/1.1 ");
-            return Integer.parseInt(answer.substring(9, 12));
-        }
+        return RawInitialize.status(served.port(), endpoint.path(), hostLines, token);
     }
 
     private int status(String host) throws Exception {
