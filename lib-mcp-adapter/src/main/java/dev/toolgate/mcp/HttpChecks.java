@@ -52,10 +52,10 @@ final class HttpChecks {
         }
         exchange.getResponseHeaders().set("Connection", "close");
         if (verdict == HttpHosts.Verdict.MALFORMED) {
-            responses.sendError(exchange, 400, null, JsonRpc.INVALID_REQUEST, "Bad Request: send exactly one valid Host header");
+            responses.sendError(exchange, 400, null, JsonRpc.INVALID_REQUEST, HttpHosts.MALFORMED_MESSAGE);
         } else {
             LOG.warn("Refused an MCP request for host {}", HttpHosts.printable(exchange.getRequestHeaders().getFirst("Host")));
-            responses.sendError(exchange, 403, null, HttpResponses.FORBIDDEN, "Forbidden: host not allowed");
+            responses.sendError(exchange, 403, null, HttpResponses.FORBIDDEN, HttpHosts.FORBIDDEN_MESSAGE);
         }
         return false;
     }

@@ -37,6 +37,11 @@ final class HttpHosts {
         ALLOWED, MALFORMED, FORBIDDEN
     }
 
+    /** The message of a 400 for a missing, repeated or malformed {@code Host} (both endpoints). */
+    static final String MALFORMED_MESSAGE = "Bad Request: send exactly one valid Host header";
+    /** The message of a 403 for a name not allowed (both endpoints). */
+    static final String FORBIDDEN_MESSAGE = "Forbidden: host not allowed";
+
     private static final Pattern HOST = Pattern.compile(
             "(?<name>[A-Za-z0-9._-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}])(?::(?<port>[0-9]{1,5}))?");
 

@@ -268,10 +268,10 @@ final class ServletGuard extends HttpServlet {
         ServletChecks.closeIfBodyUnread(request, response);
         response.setHeader("Connection", "close");
         if (verdict == HttpHosts.Verdict.MALFORMED) {
-            sendError(response, 400, JsonRpc.INVALID_REQUEST, "Bad Request: send exactly one valid Host header");
+            sendError(response, 400, JsonRpc.INVALID_REQUEST, HttpHosts.MALFORMED_MESSAGE);
         } else {
             LOG.warn("Refused an MCP request for host {}", HttpHosts.printable(request.getHeader("Host")));
-            sendError(response, 403, HttpResponses.FORBIDDEN, "Forbidden: host not allowed");
+            sendError(response, 403, HttpResponses.FORBIDDEN, HttpHosts.FORBIDDEN_MESSAGE);
         }
         return false;
     }
