@@ -61,6 +61,11 @@ final class PolicyCache implements PolicyStore {
             }
 
             @Override
+            public dev.toolgate.spi.ConversationStore conversations() {
+                return store.conversations();
+            }
+
+            @Override
             public void close() {
                 store.close();
             }

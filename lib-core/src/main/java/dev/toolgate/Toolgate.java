@@ -16,6 +16,7 @@ import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyEngine;
 import dev.toolgate.execution.ExecutionOutcome;
+import dev.toolgate.conversation.Conversations;
 import dev.toolgate.execution.Executions;
 import dev.toolgate.gate.PurgeResult;
 import dev.toolgate.gate.SourceUnavailableException;
@@ -25,7 +26,6 @@ import dev.toolgate.source.SourceCatalog;
 import dev.toolgate.source.SourceStatus;
 import dev.toolgate.gate.Retention;
 import dev.toolgate.gate.SweepResult;
-import dev.toolgate.json.Json;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.ModeCascade;
 import dev.toolgate.policy.ModeOverride;
@@ -36,7 +36,6 @@ import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolDescriptor;
 import dev.toolgate.tool.ToolRegistry;
 import dev.toolgate.tool.ToolValidationException;
-import dev.toolgate.tool.ValidationIssue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +48,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -85,6 +83,7 @@ public final class Toolgate implements AutoCloseable {
     private final int maxArgumentBytes;
     private final ScheduledExecutorService sweeper;
     private final Executions executions;
+    private final Conversations conversations;
     private final SourceCatalog sources;
     /** What {@link #isOperator} asks the resolver about: the approver rule, named as the inbox. */
     private final Guarded approverGuard;
@@ -93,6 +92,7 @@ public final class Toolgate implements AutoCloseable {
              ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval, Executions executions,
              SourceCatalog sources) {
         this.executions = executions;
+        this.conversations = Conversations.of(store, settings);
         this.sources = sources;
         this.registry = registry;
         this.resolver = resolver;
@@ -333,6 +333,15 @@ public final class Toolgate implements AutoCloseable {
         return executions;
     }
 
+    /**
+     * What conversations learn of their proposals: the decisions made on them since their last turn
+     * (each told exactly once, across instances) and calls that repeat a pending or declined proposal.
+     * Chat adapters use it; see {@link Conversations}.
+     */
+    public Conversations conversations() {
+        return conversations;
+    }
+
     /** An operator edits a proposal's arguments; see {@link ProposeApplyEngine#edit}. */
     public InboxResult edit(CallContext approver, String callId, String argumentsJson) {
         return engine.edit(approver, callId, parseArguments("the edit of " + callId, argumentsJson));
@@ -478,21 +487,6 @@ public final class Toolgate implements AutoCloseable {
     }
 
     private JsonNode parseArguments(String toolName, String json) {
-        if (json == null || json.isBlank()) {
-            return null;
-        }
-        if (json.equals("{}")) { // what a model sends for a tool without parameters: nothing to parse
-            return Json.object();
-        }
-        if (json.length() > maxArgumentBytes) {
-            throw new ToolValidationException(toolName, List.of(ValidationIssue.at("",
-                    "the arguments are " + json.length() + " characters; the limit is " + maxArgumentBytes + " bytes")));
-        }
-        try {
-            return Json.parse(json);
-        } catch (JacksonException e) {
-            throw new ToolValidationException(toolName, List.of(ValidationIssue.at("",
-                    "malformed JSON: " + e.getOriginalMessage())));
-        }
+        return Arguments.parse(toolName, json, maxArgumentBytes);
     }
 }

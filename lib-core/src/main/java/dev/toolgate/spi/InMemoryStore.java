@@ -82,6 +82,7 @@ public final class InMemoryStore implements ToolgateStore {
     private final Calls calls;
     private final Policies policies;
     private final Runs runs;
+    private final InMemoryConversations conversations;
     private final int maxFinishedCalls;
     private final int maxFinishedExecutions;
 
@@ -103,6 +104,7 @@ public final class InMemoryStore implements ToolgateStore {
         this.calls = new Calls(clock, runs, maxFinishedCalls);
         this.runs.calls = calls;
         this.policies = new Policies(clock);
+        this.conversations = new InMemoryConversations(calls.records, clock);
     }
 
     /** A builder: the system clock and the default bounds until set. */
@@ -182,6 +184,11 @@ public final class InMemoryStore implements ToolgateStore {
     @Override
     public ExecutionStore executions() {
         return runs;
+    }
+
+    @Override
+    public ConversationStore conversations() {
+        return conversations;
     }
 
     @Override

@@ -20,6 +20,14 @@ public interface ToolgateStore extends AutoCloseable {
         throw new UnsupportedOperationException(this + " does not store durable executions");
     }
 
+    /**
+     * What conversations have been told of the decisions on their proposals. A store that keeps no
+     * such marks throws {@link UnsupportedOperationException}; decisions are then not reported back.
+     */
+    default ConversationStore conversations() {
+        throw new UnsupportedOperationException(this + " does not record what conversations were told");
+    }
+
     /** Releases connections and threads the store owns (never a host-supplied data source). */
     @Override
     void close();

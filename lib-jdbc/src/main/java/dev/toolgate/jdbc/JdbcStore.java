@@ -3,6 +3,7 @@ package dev.toolgate.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.toolgate.spi.CallStore;
+import dev.toolgate.spi.ConversationStore;
 import dev.toolgate.spi.ExecutionStore;
 import dev.toolgate.spi.PolicyStore;
 import dev.toolgate.spi.StoreUnavailableException;
@@ -171,6 +172,7 @@ public final class JdbcStore implements ToolgateStore {
     private final JdbcCallStore calls;
     private final JdbcPolicyStore policies;
     private final JdbcExecutionStore executions;
+    private final JdbcConversationStore conversations;
     private final String description;
     private final H2Compaction compaction;
     private final WriteBehind behind;
@@ -184,6 +186,7 @@ public final class JdbcStore implements ToolgateStore {
         this.executions = new JdbcExecutionStore(db);
         this.calls = new JdbcCallStore(db, executions, behind);
         this.policies = new JdbcPolicyStore(db);
+        this.conversations = new JdbcConversationStore(db);
         this.description = description;
     }
 
@@ -206,6 +209,11 @@ public final class JdbcStore implements ToolgateStore {
     @Override
     public ExecutionStore executions() {
         return executions;
+    }
+
+    @Override
+    public ConversationStore conversations() {
+        return conversations;
     }
 
     /**

@@ -90,6 +90,39 @@ class CrossInstancePostgresTest {
     }
 
     /**
+     * Decisions made on some instances reach the conversation through others exactly once: each round,
+     * proposals made on every instance are approved or declined on other instances, then every instance
+     * takes the conversation's decisions at once (two threads each, each with its own pool).
+     */
+    @Test
+    void eachDecisionReachesItsConversationOnceWhicheverInstancesDecideAndTell() throws Exception {
+        List<Hosts> all = instances(b -> b);
+        CallContext writer = Hosts.ctx(Hosts.WRITER).withSession("chat-race");
+        CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
+                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+        for (int round = 0; round < 8; round++) {
+            List<String> decided = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                Proposal p = all.get(i % INSTANCES).gate().propose(writer, "notes.add",
+                        "{\"id\":\"r" + round + "-" + i + "\",\"text\":\"x\"}");
+                var decider = all.get((i + 1) % INSTANCES).gate();
+                if (i % 2 == 0) {
+                    decider.approve(operator, p.callId(), dev.toolgate.gate.Approval.once());
+                } else {
+                    decider.reject(operator, p.callId(), "declined in round " + round);
+                }
+                decided.add(p.callId());
+            }
+            all.get(0).gate().propose(writer, "notes.add", "{\"id\":\"w" + round + "\",\"text\":\"x\"}"); // stays pending
+            List<List<String>> told = Together.run(2 * INSTANCES, thread -> all.get(thread % INSTANCES).gate()
+                    .conversations().takeDecisions(writer).decisions().stream()
+                    .map(dev.toolgate.conversation.Decision::proposalId).toList());
+            assertThat(told.stream().flatMap(List::stream).toList()).as("round " + round)
+                    .containsExactlyInAnyOrderElementsOf(decided);
+        }
+    }
+
+    /**
      * The instance that recorded a proposal applies it without reading it back, but never trusts what it
      * remembers for its status: rejected, or replaced by an edit, by an operator on another instance (its
      * own store and pool), the proposal cannot be applied on the first, the typed error says why, and the

@@ -162,6 +162,37 @@ abstract class SchemaContract {
     }
 
     @Test
+    void aVersionFiveDatabaseIsUpgradedAndItsOldDecisionsAreNotToldAsNew() throws SQLException {
+        String url = emptyDatabase("upgrade_v5");
+        installVersion(url, 5);
+        Instant decided = Instant.parse("2026-01-01T10:00:00Z");
+        insertVersionOneCall(url, "applied-before", "applied", decided, decided, null);
+        insertVersionOneCall(url, "rejected-before", "rejected", null, decided, null);
+        insertVersionOneCall(url, "pending", "proposed", null, null, Instant.parse("2026-01-01T12:00:00Z"));
+        execute(url, "UPDATE toolgate_call SET session_id = 'chat-1'");
+        java.time.Clock clock = java.time.Clock.fixed(Instant.parse("2026-01-01T11:00:00Z"), ZoneOffset.UTC);
+
+        for (int start = 0; start < 2; start++) { // the migration runs again harmlessly
+            JdbcStore.builder().url(url).poolSize(1).clock(clock).build().close();
+        }
+        assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_call WHERE told_in = 'before-version-6'"))
+                .as("decided before the upgrade: counted as told").isEqualTo(2);
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).clock(clock).build()) {
+            assertThat(store.conversations().untold("chat-1", USER.key(), 10)).isEmpty();
+            assertThat(store.calls().close("pending", new CallStore.Closure(CallStatus.REJECTED, USER, "no", null))).isTrue();
+        }
+        JdbcStore.builder().url(url).poolSize(1).clock(clock).build().close(); // the script runs once more
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).clock(clock).schema(SchemaMode.VALIDATE).build()) {
+            assertThat(store.conversations().untold("chat-1", USER.key(), 10)).extracting(CallRecord::id)
+                    .as("decided after the upgrade: told once").containsExactly("pending");
+            assertThat(store.conversations().tell("pending", "turn-1")).isTrue();
+            assertThat(store.conversations().tell("pending", "turn-2")).isFalse();
+            assertThat(store.conversations().untold("chat-1", USER.key(), 10)).isEmpty();
+        }
+    }
+
+    @Test
     void aVersionThreeDatabaseIsUpgradedAndItsBudgetLogsKeepTheirWindows() throws SQLException {
         String url = emptyDatabase("upgrade_v3");
         installVersion(url, 3);

@@ -104,6 +104,9 @@ public final class Notes {
                 })
                 .execute((in, ctx) -> {
                     mutations.incrementAndGet();
+                    if (in.text().contains("explode")) {
+                        throw new IllegalStateException("the note store refused " + in.id() + ": password=hunter2");
+                    }
                     put(in.id(), in.text());
                     return "added " + in.id();
                 })

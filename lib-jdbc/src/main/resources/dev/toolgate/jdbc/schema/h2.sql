@@ -1,4 +1,4 @@
--- Toolgate schema, version 5, for H2 2.x.
+-- Toolgate schema, version 6, for H2 2.x.
 --
 -- Idempotent: every statement can run again on a database that already has the schema, so it is
 -- applied at every start (SchemaMode.APPLY) or by the host's own migration tool, for example as a
@@ -7,7 +7,8 @@
 -- 'interrupted', and the indexes for the interrupt sweep and for purging; version 3 added the steps
 -- of durable executions and reverts to toolgate_call, and the table toolgate_execution; version 4 keeps
 -- the budget's admissions as rows of toolgate_budget_admission instead of an array; version 5 changes
--- nothing here: it adds a PostgreSQL function). Timestamps are
+-- nothing here: it adds a PostgreSQL function; version 6 adds toolgate_call.told_in, what
+-- conversations were told of the decisions on their proposals). Timestamps are
 -- TIMESTAMP WITH TIME ZONE; statuses, effects and modes are stored as their lower-case wire names.
 -- JSON is stored as text (CLOB).
 
@@ -185,4 +186,16 @@ CREATE TABLE IF NOT EXISTS toolgate_tool_review (
     PRIMARY KEY (tenant_id, tool_name)
 );
 
-MERGE INTO toolgate_schema_version (version) KEY (version) VALUES (5);
+-- Version 6: what conversations were told (added to a version-5 table). A decided proposal's row names
+-- the delivery (a model turn) that told its conversation of the decision (toolgate-jdbc's
+-- JdbcConversationStore); null until then, and for every row that is no proposal. Proposals decided
+-- before version 6 count as told, so an upgrade does not tell old conversations of old decisions: that
+-- update runs only while version 6 is not recorded (on a new database it finds no row).
+ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS told_in VARCHAR(64);
+UPDATE toolgate_call SET told_in = 'before-version-6'
+WHERE told_in IS NULL AND token_digest IS NOT NULL AND status <> 'proposed'
+  AND NOT EXISTS (SELECT 1 FROM toolgate_schema_version WHERE version >= 6);
+-- A conversation's proposals not yet told are found through toolgate_call_session_time (H2 has no
+-- partial indexes).
+
+MERGE INTO toolgate_schema_version (version) KEY (version) VALUES (6);
