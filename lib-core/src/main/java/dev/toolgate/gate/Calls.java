@@ -42,15 +42,27 @@ final class Calls {
     /** A call, or with {@code step} the step of a durable execution it is (logged once per step). */
     CallResult call(CallContext context, StepRef step, String toolName, JsonNode arguments) {
         long start = System.nanoTime();
-        Prepared call = steps.prepare(step == null ? context : context.withTurn(null), toolName, arguments);
-        Disposition disposition = disposition(context, call);
-        return switch (disposition) {
-            case DENY -> deny(context, call, step, start);
-            case RUN -> execute(context, call, step, start);
-            case PROPOSE_AND_WAIT -> propose(context, call, Steps.newId(), null, step, start);
-            case PROPOSE_AND_APPLY -> applyAutomatically(context, call,
-                    proposeRecorded(context, call, Steps.newId(), step, start), start);
-        };
+        CallContext checked = step == null ? context : context.withTurn(null);
+        Prepared call = steps.prepare(checked, toolName, arguments);
+        try {
+            Disposition disposition = disposition(context, call);
+            return switch (disposition) {
+                case DENY -> deny(context, call, step, start);
+                case RUN -> execute(context, call, step, start);
+                case PROPOSE_AND_WAIT -> propose(context, call, Steps.newId(), null, step, start);
+                case PROPOSE_AND_APPLY -> applyAutomatically(context, call,
+                        proposeRecorded(context, call, Steps.newId(), step, start), start);
+            };
+        } finally {
+            endInTurn(checked, call);
+        }
+    }
+
+    /** Ends a call's admission into its context's turn, if it has one (see {@link Steps#prepare}). */
+    private static void endInTurn(CallContext context, Prepared call) {
+        if (context.turn() != null) {
+            context.turn().end(call.tool().name(), call.argumentsHash());
+        }
     }
 
     /** What policy makes of a call; a tool with a standing approval applies at once under the inferred default. */
@@ -66,10 +78,14 @@ final class Calls {
     Proposal propose(CallContext context, String toolName, JsonNode arguments) {
         long start = System.nanoTime();
         Prepared call = steps.prepare(context, toolName, arguments);
-        if (call.mode().mode() == Mode.DENY) {
-            throw new PolicyDeniedException(deny(context, call, null, start));
+        try {
+            if (call.mode().mode() == Mode.DENY) {
+                throw new PolicyDeniedException(deny(context, call, null, start));
+            }
+            return propose(context, call, Steps.newId(), null, null, start);
+        } finally {
+            endInTurn(context, call);
         }
-        return propose(context, call, Steps.newId(), null, null, start);
     }
 
     /**

@@ -101,7 +101,11 @@ final class Steps implements AutoCloseable {
         }
     }
 
-    /** The checks that change nothing: tool, access, arguments (size, schema), the turn's duplicates, the mode. */
+    /**
+     * The checks that change nothing: tool, access, arguments (size, schema), the mode, and the turn's
+     * duplicates; with a turn in the context, a call that passes is admitted into it and its caller
+     * must {@linkplain Turn#end end} it.
+     */
     Prepared prepare(CallContext context, String toolName, JsonNode arguments) {
         Objects.requireNonNull(context, "context");
         RegisteredTool tool = tool(toolName);
@@ -115,10 +119,12 @@ final class Steps implements AutoCloseable {
             throw new ToolValidationException(tool.name(), issues);
         }
         String hash = none ? NO_ARGUMENTS_HASH : CanonicalJson.sha256Hex(bytes);
-        if (context.turn() != null && context.turn().succeeded(tool.name(), hash)) {
+        ModeResolution mode = resolveMode(tool, context.tenantId(), context.automationId());
+        // the last check: a call admitted into the turn ends it (Calls.endInTurn), whatever happens next
+        if (context.turn() != null && !context.turn().begin(tool.name(), hash)) {
             throw new DuplicateCallException(tool.name());
         }
-        return new Prepared(tool, args, hash, resolveMode(tool, context.tenantId(), context.automationId()));
+        return new Prepared(tool, args, hash, mode);
     }
 
     /** The hash of no arguments: SHA-256 of their canonical form, {@code {}}. */

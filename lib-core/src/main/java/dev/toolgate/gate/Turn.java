@@ -5,14 +5,18 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One model turn, for the duplicate-call guard. A chat loop starts a turn per model response and
- * passes it in the {@link CallContext}; within a turn a call with the same tool and the same
- * arguments (by canonical hash) as an earlier <em>successful</em> call is refused with a
- * {@link DuplicateCallException}. Failed attempts (invalid input, a failed execution) are not
+ * passes it in the {@link CallContext} (the Spring AI and LangChain4j adapters do so by themselves);
+ * within a turn a call with the same tool and the same arguments (by canonical hash) as an earlier
+ * <em>successful</em> call, or as one still running, is refused with a {@link DuplicateCallException}:
+ * the same mutation twice in one response makes one proposal, even when a framework runs the calls of
+ * a response at the same time. Failed attempts (invalid input, a failed execution, a denial) are not
  * remembered, so a corrected retry is always allowed. Thread-safe.
  */
 public final class Turn {
 
     private final Set<String> succeeded = ConcurrentHashMap.newKeySet();
+    /** Calls admitted in this turn whose outcome is not known yet. Changed under this turn's monitor. */
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
 
     private Turn() {
     }
@@ -30,6 +34,20 @@ public final class Turn {
     /** Remembers a successful call; the gate calls this after a call executes, proposes or applies. */
     public void recordSuccess(String toolName, String argumentsHash) {
         succeeded.add(key(toolName, argumentsHash));
+    }
+
+    /**
+     * Admits a call into this turn: false if the same call already succeeded or is running in it. The
+     * gate calls this before running anything, and {@link #end} when the call's outcome is known.
+     */
+    synchronized boolean begin(String toolName, String argumentsHash) {
+        String key = key(toolName, argumentsHash);
+        return !succeeded.contains(key) && running.add(key);
+    }
+
+    /** The call admitted by {@link #begin} is over (successful or not). */
+    synchronized void end(String toolName, String argumentsHash) {
+        running.remove(key(toolName, argumentsHash));
     }
 
     private static String key(String toolName, String argumentsHash) {

@@ -205,6 +205,24 @@ public interface PolicyContract extends ContractCase {
     }
 
     @Test
+    default void theSameCallRunningAtOnceInOneTurnMakesOneProposal() throws Exception {
+        Toolgate gate = fx().gate();
+        Turn turn = Turn.start();
+        CallContext ctx = fx().ctx(fx().writer).withTurn(turn);
+        java.util.List<Object> outcomes = Together.run(12, thread -> {
+            try {
+                return gate.call(ctx, "notes.add", "{\"id\":\"same\",\"text\":\"once\"}");
+            } catch (DuplicateCallException e) {
+                return e;
+            }
+        });
+        assertThat(outcomes).filteredOn(Proposal.class::isInstance).hasSize(1);
+        assertThat(outcomes).filteredOn(DuplicateCallException.class::isInstance).hasSize(11);
+        assertThat(fx().records()).filteredOn(r -> r.toolName().equals("notes.add")).hasSize(1);
+        assertThat(fx().notes.dryRuns).as("one dry-run").hasValue(1);
+    }
+
+    @Test
     default void aToolWithNoArgumentsAcceptsAnEmptyCall() {
         Toolgate gate = fx().gate(b -> b.provider(ToolProvider.of("misc", Tool.builder("ping", NoInput.class)
                 .description("ping").effect(Effect.READ).execute((in, ctx) -> "pong").build())));
