@@ -2,6 +2,7 @@ package dev.toolgate.springai;
 
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.conversation.Repeat;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.DuplicateCallException;
@@ -9,10 +10,12 @@ import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.gate.Turn;
 import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.json.Json;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolValidationException;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.ai.chat.model.ToolContext;
@@ -32,11 +35,13 @@ final class GatedToolCallback implements ToolCallback {
 
     private final ToolgateToolCallbacks owner;
     private final String qualifiedName;
+    private final boolean mutates;
     private final ToolDefinition definition;
 
     GatedToolCallback(ToolgateToolCallbacks owner, String chatName, RegisteredTool tool) {
         this.owner = owner;
         this.qualifiedName = tool.name();
+        this.mutates = tool.effect().mutates();
         this.definition = ToolDefinition.builder()
                 .name(chatName)
                 .description(tool.descriptor().description())
@@ -59,31 +64,66 @@ final class GatedToolCallback implements ToolCallback {
         return call(toolInput, null);
     }
 
+    /**
+     * A call outside Toolgate's advisor (Spring AI's own tool loop): no model response groups it into a
+     * turn, so only a repeat of a proposal still pending in the conversation is caught.
+     */
     @Override
     public String call(String toolInput, ToolContext toolContext) {
+        return call(toolInput, toolContext, null);
+    }
+
+    /**
+     * The model response a call came in: its {@link Turn} and the proposals made in it, so a repeat of
+     * one of them reads as the same response's duplicate.
+     */
+    record Response(Turn turn, java.util.Set<String> proposals) {
+        static Response start() {
+            return new Response(Turn.start(), java.util.concurrent.ConcurrentHashMap.newKeySet());
+        }
+    }
+
+    /**
+     * Runs the call for the principal of this request and answers every outcome as JSON. A tool the
+     * principal may not see answers exactly as a name that does not exist. {@code response} is the model
+     * response the call came in, or null.
+     */
+    String call(String toolInput, ToolContext toolContext, Response response) {
+        Turn turn = response == null ? null : response.turn();
         String chatName = definition.name();
         try {
             Principal principal = owner.principalFor(toolContext);
             if (principal == null || !owner.visible(principal, qualifiedName)) {
                 return ModelReplies.unknownTool(chatName);
             }
-            CallContext context = owner.contextFor(principal, toolContext);
+            CallContext context = owner.contextFor(principal, toolContext).withTurn(turn);
             String arguments = toolInput == null || toolInput.isBlank() ? "{}" : toolInput;
+            if (mutates) {
+                Optional<Repeat> repeat = owner.gate().conversations().repeatOf(context, qualifiedName, arguments);
+                if (repeat.isPresent()) {
+                    if (repeat.get() instanceof Repeat.Pending pending) {
+                        return response != null && response.proposals().contains(pending.proposalId())
+                                ? ModelReplies.duplicate(chatName) : ModelReplies.pendingRepeat(pending, chatName);
+                    }
+                    return ModelReplies.declinedRepeat(((Repeat.Declined) repeat.get()).decision(), chatName);
+                }
+            }
             CallResult result = owner.gate().call(context, qualifiedName, arguments);
             if (result instanceof Proposal proposal) {
                 owner.proposed(proposal);
+                if (response != null) {
+                    response.proposals().add(proposal.callId());
+                }
             }
             return ModelReplies.of(result, chatName, owner.showsToken());
-        } catch (UnknownToolException e) {
+        } catch (UnknownToolException | ForbiddenException e) { // hidden now (rights changed): as if it did not exist
             return ModelReplies.unknownTool(chatName);
         } catch (BudgetExceededException e) {
             return ModelReplies.overBudget(e);
         } catch (ToolValidationException e) {
             return ModelReplies.feedback((e.toolName() == null ? e.forTool(qualifiedName) : e).feedback());
         } catch (DuplicateCallException e) {
-            return ModelReplies.duplicate(e);
-        } catch (ForbiddenException e) {
-            return ModelReplies.forbidden(e, chatName);
+            return ModelReplies.duplicate(chatName);
         } catch (ProposeApplyException e) {
             return ModelReplies.gateError(e);
         } catch (ToolExecutionException e) {

@@ -1,8 +1,9 @@
 package dev.toolgate.springai;
 
 import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.conversation.Decision;
+import dev.toolgate.conversation.Repeat;
 import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.DuplicateCallException;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
@@ -81,11 +82,16 @@ final class ModelReplies {
         return Json.write(json);
     }
 
+    /**
+     * A name that is not offered: made up, mapped wrongly, or a tool the principal may not see, one and
+     * the same answer for all of them. A name longer than any chat name is shown cut.
+     */
     static String unknownTool(String chatName) {
+        String shown = chatName == null ? "" : chatName.length() > 100 ? chatName.substring(0, 100) + "..." : chatName;
         ObjectNode json = Json.object();
         json.put("status", "unknown_tool");
-        json.put("tool", chatName);
-        json.put("message", "No tool named " + chatName + " is available; nothing ran.");
+        json.put("tool", shown);
+        json.put("message", "No tool named " + shown + " is available; nothing ran.");
         return Json.write(json);
     }
 
@@ -116,7 +122,43 @@ final class ModelReplies {
         return Json.write(json);
     }
 
-    static String duplicate(DuplicateCallException e) {
-        return feedback(e.feedback());
+    /** The same call already succeeded (or is running) in this model response: use that answer. */
+    static String duplicate(String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "duplicate");
+        json.put("tool", chatName);
+        json.put("message", "You sent this exact call twice in one response; it ran once. Use the answer to the first "
+                + "call; nothing more was done.");
+        return Json.write(json);
+    }
+
+    /** The same change was proposed earlier in this conversation and still awaits a decision. */
+    static String pendingRepeat(Repeat.Pending pending, String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "duplicate");
+        json.put("tool", chatName);
+        json.put("proposalId", pending.proposalId());
+        if (pending.summary() != null) {
+            json.put("summary", pending.summary());
+        }
+        json.put("expiresAt", pending.expiresAt().toString());
+        json.put("message", "This same change was already proposed earlier in this conversation and still awaits "
+                + "approval (proposalId); nothing new was proposed. Do not propose it again; you will be told the decision.");
+        return Json.write(json);
+    }
+
+    /** The same change was declined earlier in this conversation, and the decline still stands. */
+    static String declinedRepeat(Decision decision, String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "declined");
+        json.put("tool", chatName);
+        json.put("proposalId", decision.proposalId());
+        json.put("decidedBy", decision.decidedBy().wireName());
+        if (decision.reason() != null) {
+            json.put("reason", decision.reason());
+        }
+        json.put("message", "This same change was declined earlier in this conversation; nothing ran. Tell the user "
+                + "the reason; do not propose it again unless the user asks for something different.");
+        return Json.write(json);
     }
 }

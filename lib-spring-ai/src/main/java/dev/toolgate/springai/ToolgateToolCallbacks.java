@@ -22,6 +22,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.ToolCallbackProvider;
@@ -94,9 +95,11 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
     @Override
     public ToolCallback[] getToolCallbacks() {
         Principal current = principal.get();
-        if (current == null) {
-            return new ToolCallback[0];
-        }
+        return current == null ? new ToolCallback[0] : callbacksFor(current).toArray(new ToolCallback[0]);
+    }
+
+    /** The callbacks of the tools {@code current} may see, resolved now. */
+    List<ToolCallback> callbacksFor(Principal current) {
         List<RegisteredTool> visible = gate.resolveTools(current);
         Map<String, RegisteredTool> byQualified = new LinkedHashMap<>();
         visible.forEach(tool -> byQualified.put(tool.name(), tool));
@@ -117,7 +120,18 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
             }
             out.add(new GatedToolCallback(this, chat, byQualified.get(qualified)));
         }
-        return out.toArray(new ToolCallback[0]);
+        return out;
+    }
+
+    /**
+     * The advisor that makes the consent loop whole in a {@code ChatClient}: it offers these tools, answers
+     * every tool call a model sends in order (a name it was not offered too), treats each model response
+     * as one {@link dev.toolgate.gate.Turn}, and tells the model the decisions on its earlier proposals.
+     * Register it instead of {@code .toolCallbacks(this)}:
+     * {@code ChatClient.builder(model).defaultAdvisors(tools.advisor())}. See {@link ToolgateAdvisor}.
+     */
+    public ToolgateAdvisor advisor() {
+        return ToolgateAdvisor.builder(this).build();
     }
 
     /**
@@ -167,10 +181,33 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
         return gate.resolveTools(who).stream().anyMatch(tool -> tool.name().equals(qualifiedName));
     }
 
+    /**
+     * The call context of {@code who}: transport {@code spring-ai}, the session of the request's
+     * conversation ({@code ChatMemory.CONVERSATION_ID}, which {@link ToolgateAdvisor} copies into the tool
+     * context), then the host's refinement.
+     */
     CallContext contextFor(Principal who, ToolContext toolContext) {
         CallContext base = CallContext.of(who).withTransport(TRANSPORT);
+        Object conversation = toolContext == null ? null : toolContext.getContext().get(ChatMemory.CONVERSATION_ID);
+        if (conversation instanceof String id && !id.isBlank()) {
+            base = base.withSession(id);
+        }
         CallContext customized = context.apply(base, toolContext);
         return Objects.requireNonNull(customized, "the context function returned null");
+    }
+
+    /** The name the model knows a tool by: its chat name, or the qualified name if it has none. */
+    static String chatNameOf(String qualifiedName) {
+        try {
+            return ChatToolNames.chatName(qualifiedName);
+        } catch (ChatToolNameException e) {
+            return qualifiedName;
+        }
+    }
+
+    /** Decided proposals need no token any more. */
+    void decided(String proposalId) {
+        held.drop(proposalId);
     }
 
     void proposed(Proposal proposal) {

@@ -26,6 +26,7 @@ final class Incidents {
 
     final Map<String, Incident> byId = new ConcurrentHashMap<>();
     final AtomicInteger executions = new AtomicInteger();
+    final AtomicInteger reads = new AtomicInteger();
     private final AtomicInteger ids = new AtomicInteger();
 
     List<Tool<?, ?>> tools() {
@@ -33,9 +34,12 @@ final class Incidents {
                 .description("Lists incidents, optionally of one severity")
                 .effect(Effect.READ)
                 .requires(READ)
-                .execute((Query q, dev.toolgate.tool.ToolContext c) -> byId.values().stream()
-                        .filter(i -> q == null || q.severity() == null || q.severity().equals(i.severity()))
-                        .sorted(java.util.Comparator.comparing(Incident::id)).toList())
+                .execute((Query q, dev.toolgate.tool.ToolContext c) -> {
+                    reads.incrementAndGet();
+                    return byId.values().stream()
+                            .filter(i -> q == null || q.severity() == null || q.severity().equals(i.severity()))
+                            .sorted(java.util.Comparator.comparing(Incident::id)).toList();
+                })
                 .build();
         Tool<?, ?> create = Tool.builder("create", NewIncident.class)
                 .description("Opens an incident")

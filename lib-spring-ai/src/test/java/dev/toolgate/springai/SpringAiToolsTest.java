@@ -141,9 +141,9 @@ class SpringAiToolsTest {
         Principal agent = Principal.user("agent", "crm.read", "crm.write");
         try (Toolgate gate = gate(SpringAiTools.builder("crm").beans(service).build())) {
             ToolgateToolCallbacks tools = ToolgateToolCallbacks.builder(gate).principal(() -> agent).build();
-            ScriptedChatModel model = new ScriptedChatModel(List.of(List.of(
+            ScriptedChatModel model = ScriptedChatModel.sending(List.of(
                     new ScriptedChatModel.Call("crm__findTicket", "{\"id\":\"T-7\"}"),
-                    new ScriptedChatModel.Call("crm__open_ticket", "{\"id\":\"T-8\",\"title\":\"mouse\"}"))));
+                    new ScriptedChatModel.Call("crm__open_ticket", "{\"id\":\"T-8\",\"title\":\"mouse\"}")));
 
             ChatClient.create(model).prompt("tickets").toolCallbacks(tools).call().content();
 
