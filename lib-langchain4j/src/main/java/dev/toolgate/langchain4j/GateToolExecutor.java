@@ -6,21 +6,26 @@ import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolExecutor;
 import dev.toolgate.Toolgate;
 import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.conversation.Repeat;
 import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.DuplicateCallException;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.ToolExecutionException;
-import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.tool.ToolValidationException;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one gate tool for one resolved caller: the qualified name and the call context are fixed when
- * the tool is offered, so the function name the model sends is never parsed back into a gate name.
+ * Runs one gate tool for one invocation: the qualified name and the call context are fixed when the
+ * tool is offered, so the function name the model sends is never parsed back into a gate name. Each
+ * call runs in the invocation's current model response (its {@link dev.toolgate.gate.Turn}); a mutation
+ * that repeats a proposal still pending or declined in the conversation is answered from it.
  */
 final class GateToolExecutor implements ToolExecutor {
 
@@ -30,14 +35,19 @@ final class GateToolExecutor implements ToolExecutor {
 
     private final Toolgate gate;
     private final String toolName;
-    private final CallContext context;
+    private final String functionName;
+    private final boolean mutates;
+    private final Invocations.Invocation invocation;
     private final boolean exposeToken;
     private final Consumer<Proposal> onProposal;
 
-    GateToolExecutor(Toolgate gate, String toolName, CallContext context, boolean exposeToken, Consumer<Proposal> onProposal) {
+    GateToolExecutor(Toolgate gate, String toolName, String functionName, boolean mutates, Invocations.Invocation invocation,
+                     boolean exposeToken, Consumer<Proposal> onProposal) {
         this.gate = gate;
         this.toolName = toolName;
-        this.context = context;
+        this.functionName = functionName;
+        this.mutates = mutates;
+        this.invocation = invocation;
         this.exposeToken = exposeToken;
         this.onProposal = onProposal;
     }
@@ -55,24 +65,40 @@ final class GateToolExecutor implements ToolExecutor {
     }
 
     ToolOutcomes.Outcome run(ToolExecutionRequest request) {
+        Invocations.Response response = invocation.response();
+        CallContext context = invocation.context.withTurn(response.turn());
         try {
+            if (mutates) {
+                Optional<Repeat> repeat = gate.conversations().repeatOf(context, toolName, request.arguments());
+                if (repeat.isPresent()) {
+                    if (repeat.get() instanceof Repeat.Pending pending) {
+                        return response.proposals().contains(pending.proposalId())
+                                ? ToolOutcomes.duplicate(toolName) : ToolOutcomes.pendingRepeat(pending, toolName);
+                    }
+                    return ToolOutcomes.declinedRepeat(((Repeat.Declined) repeat.get()).decision(), toolName);
+                }
+            }
             CallResult result = gate.call(context, toolName, request.arguments());
-            if (result instanceof Proposal proposal && onProposal != null) {
-                try {
-                    onProposal.accept(proposal);
-                } catch (RuntimeException e) {
-                    LOG.error("The host's proposal handler failed for proposal {} of {}", proposal.callId(), toolName, LOGGED.redactThrowable(e));
+            if (result instanceof Proposal proposal) {
+                response.proposals().add(proposal.callId());
+                if (onProposal != null) {
+                    try {
+                        onProposal.accept(proposal);
+                    } catch (RuntimeException e) {
+                        LOG.error("The host's proposal handler failed for proposal {} of {}", proposal.callId(), toolName,
+                                LOGGED.redactThrowable(e));
+                    }
                 }
             }
             return ToolOutcomes.of(result, exposeToken);
+        } catch (UnknownToolException | ForbiddenException e) { // hidden now (rights changed): as if it did not exist
+            return ToolOutcomes.unknownTool(functionName);
         } catch (BudgetExceededException e) {
             return ToolOutcomes.budget(e);
         } catch (ToolValidationException e) {
             return ToolOutcomes.validation(e, toolName);
         } catch (DuplicateCallException e) {
-            return ToolOutcomes.duplicate(e);
-        } catch (ForbiddenException e) {
-            return ToolOutcomes.forbidden(e);
+            return ToolOutcomes.duplicate(toolName);
         } catch (ProposeApplyException e) {
             return ToolOutcomes.gate(e);
         } catch (ToolExecutionException e) {

@@ -1,8 +1,9 @@
 package dev.toolgate.langchain4j;
 
 import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.conversation.Decision;
+import dev.toolgate.conversation.Repeat;
 import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.DuplicateCallException;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
@@ -55,10 +56,61 @@ final class ToolOutcomes {
         return new Outcome(json, true);
     }
 
-    static Outcome duplicate(DuplicateCallException e) {
-        ObjectNode json = e.feedback().toJson();
+    /** The same call already succeeded (or is running) in this model response: use that answer. */
+    static Outcome duplicate(String toolName) {
+        ObjectNode json = Json.object();
         json.put("status", "duplicate");
+        json.put("kind", "duplicate");
+        json.put("toolName", toolName);
+        json.put("message", "You sent this exact call twice in one response; it ran once. Use the answer to the first "
+                + "call; nothing more was done.");
         return new Outcome(json, true);
+    }
+
+    /** The same change was proposed earlier in this conversation and still awaits a decision. */
+    static Outcome pendingRepeat(Repeat.Pending pending, String toolName) {
+        ObjectNode json = Json.object();
+        json.put("status", "duplicate");
+        json.put("kind", "duplicate");
+        json.put("toolName", toolName);
+        json.put("callId", pending.proposalId());
+        if (pending.summary() != null) {
+            json.put("summary", pending.summary());
+        }
+        json.put("expiresAt", pending.expiresAt().toString());
+        json.put("message", "This same change was already proposed earlier in this conversation and still awaits "
+                + "approval (callId); nothing new was proposed. Do not propose it again; you will be told the decision.");
+        return new Outcome(json, true);
+    }
+
+    /** The same change was declined earlier in this conversation, and the decline still stands. */
+    static Outcome declinedRepeat(Decision decision, String toolName) {
+        ObjectNode json = Json.object();
+        json.put("status", "declined");
+        json.put("kind", "declined");
+        json.put("toolName", toolName);
+        json.put("callId", decision.proposalId());
+        json.put("decidedBy", decision.decidedBy().wireName());
+        if (decision.reason() != null) {
+            json.put("reason", decision.reason());
+        }
+        json.put("message", "This same change was declined earlier in this conversation; nothing ran. Tell the user "
+                + "the reason; do not propose it again unless the user asks for something different.");
+        return new Outcome(json, true);
+    }
+
+    /**
+     * A function that is not offered: made up, or a tool the caller may not see, one and the same answer
+     * for all (not marked as an error, as LangChain4j marks none for a hallucinated name). A name longer
+     * than any function name is shown cut.
+     */
+    static Outcome unknownTool(String functionName) {
+        String shown = functionName == null ? "" : functionName.length() > 100 ? functionName.substring(0, 100) + "..." : functionName;
+        ObjectNode json = Json.object();
+        json.put("status", "unknown_tool");
+        json.put("toolName", shown);
+        json.put("message", "No tool named '" + shown + "' is available to you; use only the tools offered. Nothing ran.");
+        return new Outcome(json, false);
     }
 
     static Outcome forbidden(ForbiddenException e) {

@@ -3,6 +3,8 @@ package dev.toolgate.langchain4j;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderRequest;
 import dev.langchain4j.service.tool.ToolProviderResult;
@@ -64,12 +66,14 @@ public final class ToolgateToolProvider implements ToolProvider {
     private final Function<ToolProviderRequest, CallContext> context;
     private final boolean exposeToken;
     private final Consumer<Proposal> onProposal;
+    private final Invocations invocations;
 
     private ToolgateToolProvider(Builder builder) {
         this.gate = builder.gate;
         this.context = builder.context;
         this.exposeToken = builder.exposeToken;
         this.onProposal = builder.onProposal;
+        this.invocations = new Invocations(builder.gate);
     }
 
     /** Starts a provider for {@code gate}. */
@@ -91,15 +95,64 @@ public final class ToolgateToolProvider implements ToolProvider {
         List<RegisteredTool> visible = gate.resolveTools(call.principal());
         ToolNames names = ToolNames.lenient(visible.stream().map(RegisteredTool::name).toList(),
                 problem -> LOG.error("Tool left out of the LangChain4j tools: {}", problem));
+        Invocations.Invocation invocation = invocations.start(request.invocationContext(), request.chatMemoryId(), call);
         for (RegisteredTool tool : visible) {
             String wire = names.wireName(tool.name()).orElse(null);
             if (wire == null) {
                 continue;
             }
             ToolSpecification specification = specification(wire, tool.descriptor());
-            result.add(specification, new GateToolExecutor(gate, tool.name(), call, exposeToken, onProposal));
+            result.add(specification, new GateToolExecutor(gate, tool.name(), wire, tool.effect().mutates(), invocation,
+                    exposeToken, onProposal));
         }
         return result.build();
+    }
+
+    /**
+     * Wires an AI service for the whole consent loop, the safe default: this provider's tools; every
+     * tool call answered, a function that was not offered (a hidden tool, a made-up name) with the same
+     * {@code unknown_tool} result and never an exception; each model response one
+     * {@link dev.toolgate.gate.Turn} (the same call twice makes one proposal, the second answered
+     * {@code duplicate}); and before the user's message, the decisions made since the conversation's last
+     * turn on the proposals it made (applied with the result, failed, declined with the reason, expired,
+     * edited), each exactly once across instances and never with a token. Configure the rest of the AI
+     * service (model, memory) on the builder it returns.
+     *
+     * <pre>{@code
+     * Assistant assistant = tools.configure(AiServices.builder(Assistant.class))
+     *         .chatModel(model)
+     *         .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
+     *         .build();
+     * }</pre>
+     *
+     * <p>It sets the builder's {@code toolProvider}, {@code hallucinatedToolNameStrategy} and
+     * {@code chatRequestTransformer}, and registers listeners; a host that needs its own request
+     * transformer calls {@link #tellDecisions} from it.
+     */
+    public <T> AiServices<T> configure(AiServices<T> services) {
+        Objects.requireNonNull(services, "services");
+        return services.toolProvider(this)
+                .hallucinatedToolNameStrategy(unknownToolReply())
+                .chatRequestTransformer(this::tellDecisions)
+                .registerListeners(invocations.listeners());
+    }
+
+    /**
+     * The chat request with the decisions its AI service invocation tells placed before the user's
+     * message (see {@link #configure}); the request itself when there are none. For a host with its own
+     * {@code chatRequestTransformer}: call this from it.
+     */
+    public ChatRequest tellDecisions(ChatRequest request, Object memoryId) {
+        return invocations.tell(request, memoryId);
+    }
+
+    /** The function name the model knows a tool by, or the qualified name if it has none. */
+    static String functionNameOf(String qualifiedName) {
+        try {
+            return ToolNames.encode(qualifiedName);
+        } catch (ToolNameException e) {
+            return qualifiedName;
+        }
     }
 
     /**
@@ -122,13 +175,7 @@ public final class ToolgateToolProvider implements ToolProvider {
      * AI service. Nothing runs either way: no executor exists for a tool that was not offered.
      */
     public static Function<ToolExecutionRequest, ToolExecutionResultMessage> unknownToolReply() {
-        return request -> {
-            ObjectNode json = Json.object();
-            json.put("status", "unknown_tool");
-            json.put("toolName", request.name());
-            json.put("message", "No tool named '" + request.name() + "' is available to you; use only the tools offered.");
-            return ToolExecutionResultMessage.from(request, Json.write(json));
-        };
+        return request -> ToolExecutionResultMessage.from(request, ToolOutcomes.unknownTool(request.name()).text());
     }
 
     static ToolSpecification specification(String wireName, ToolDescriptor descriptor) {

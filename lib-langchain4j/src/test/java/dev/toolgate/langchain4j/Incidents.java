@@ -23,15 +23,26 @@ final class Incidents {
     }
 
     final List<Incident> all = new CopyOnWriteArrayList<>();
+    /** Mutations that ran (create or purge). */
+    final java.util.concurrent.atomic.AtomicInteger mutations = new java.util.concurrent.atomic.AtomicInteger();
+    /** Reads that ran. */
+    final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
 
     Toolgate gate(ToolBudget budget) {
+        return gate(budget, null);
+    }
+
+    /** A gate on {@code store} (null: in memory). */
+    Toolgate gate(ToolBudget budget, dev.toolgate.spi.ToolgateStore store) {
         all.add(new Incident(1, "Database slow", "high"));
         Tool<Query, List<Incident>> find = Tool.builder("find", Query.class)
                 .description("Find incidents whose title contains the text.")
                 .effect(Effect.READ)
                 .requires("incident.read")
-                .execute((Query q, dev.toolgate.tool.ToolContext ctx) ->
-                        all.stream().filter(i -> i.title().contains(q.text())).toList())
+                .execute((Query q, dev.toolgate.tool.ToolContext ctx) -> {
+                    reads.incrementAndGet();
+                    return all.stream().filter(i -> i.title().contains(q.text())).toList();
+                })
                 .build();
         Tool<NewIncident, Incident> create = Tool.builder("create", NewIncident.class)
                 .description("Open an incident.")
@@ -44,6 +55,7 @@ final class Incidents {
                     return Preview.<NewIncident>of("Open incident \"" + in.title() + "\" (" + in.severity() + ")");
                 })
                 .execute((NewIncident in, dev.toolgate.tool.ToolContext ctx) -> {
+                    mutations.incrementAndGet();
                     Incident incident = new Incident(all.size() + 1, in.title(), in.severity());
                     all.add(incident);
                     return incident;
@@ -55,12 +67,17 @@ final class Incidents {
                 .requires("admin")
                 .dryRun((NoInput in, dev.toolgate.tool.ToolContext ctx) -> Preview.<NoInput>of("Delete all incidents"))
                 .execute((NoInput in, dev.toolgate.tool.ToolContext ctx) -> {
+                    mutations.incrementAndGet();
                     int n = all.size();
                     all.clear();
                     return n;
                 })
                 .build();
-        return Toolgate.builder().discoverTools(false).discoverComponents(false)
-                .tools("incident", find, create).tools("admin", purge).budget(budget).build();
+        var builder = Toolgate.builder().discoverTools(false).discoverComponents(false)
+                .tools("incident", find, create).tools("admin", purge).budget(budget);
+        if (store != null) {
+            builder.store(store).sweepInterval(java.time.Duration.ZERO);
+        }
+        return builder.build();
     }
 }

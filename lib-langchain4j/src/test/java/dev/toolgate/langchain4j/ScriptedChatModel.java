@@ -24,7 +24,12 @@ final class ScriptedChatModel implements ChatModel {
     record Call(String name, String arguments) {
     }
 
-    private final List<Call> script;
+    /** A round that answers the user without calling a tool. */
+    static final List<Call> ANSWER = List.of();
+    /** A round whose model call fails, as a provider's outage does. */
+    static final List<Call> FAIL = List.of(new Call("\u0000fail", "{}"));
+
+    private final List<List<Call>> rounds;
     private final AtomicInteger next = new AtomicInteger();
     final List<ChatRequest> requests = Collections.synchronizedList(new ArrayList<>());
 
@@ -36,8 +41,23 @@ final class ScriptedChatModel implements ChatModel {
 
     /** @param callUnofferedTools true for a model that hallucinates: it calls tools it was not offered */
     ScriptedChatModel(boolean callUnofferedTools, Call... script) {
-        this.script = List.of(script);
+        this.rounds = java.util.Arrays.stream(script).map(List::of).toList();
         this.callUnofferedTools = callUnofferedTools;
+    }
+
+    private ScriptedChatModel(List<List<Call>> rounds) {
+        this.rounds = List.copyOf(rounds);
+        this.callUnofferedTools = true;
+    }
+
+    /**
+     * A model that sends each round's calls in one response (ids {@code call-<round>-<index>}, or
+     * {@code call-<round>} for a round of one call), whatever it
+     * was offered; {@link #ANSWER} answers, {@link #FAIL} throws.
+     */
+    @SafeVarargs
+    static ScriptedChatModel sending(List<Call>... rounds) {
+        return new ScriptedChatModel(List.of(rounds));
     }
 
     static Call call(String name, String arguments) {
@@ -48,16 +68,21 @@ final class ScriptedChatModel implements ChatModel {
     public ChatResponse doChat(ChatRequest request) {
         requests.add(request);
         int step = next.getAndIncrement();
-        if (step < script.size()) {
-            Call call = script.get(step);
-            boolean offered = request.toolSpecifications() != null && request.toolSpecifications().stream()
-                    .anyMatch(spec -> spec.name().equals(call.name()));
-            if (!offered && !callUnofferedTools) {
-                return answer("the tool " + call.name() + " is not available to me");
+        if (step < rounds.size() && rounds.get(step) == FAIL) {
+            throw new IllegalStateException("the model provider is unavailable (scripted)");
+        }
+        if (step < rounds.size() && !rounds.get(step).isEmpty()) {
+            List<ToolExecutionRequest> calls = new ArrayList<>();
+            for (Call call : rounds.get(step)) {
+                boolean offered = request.toolSpecifications() != null && request.toolSpecifications().stream()
+                        .anyMatch(spec -> spec.name().equals(call.name()));
+                if (!offered && !callUnofferedTools) {
+                    return answer("the tool " + call.name() + " is not available to me");
+                }
+                String id = "call-" + step + (rounds.get(step).size() == 1 ? "" : "-" + calls.size());
+                calls.add(ToolExecutionRequest.builder().id(id).name(call.name()).arguments(call.arguments()).build());
             }
-            ToolExecutionRequest toolCall = ToolExecutionRequest.builder().id("call-" + step).name(call.name())
-                    .arguments(call.arguments()).build();
-            return ChatResponse.builder().aiMessage(AiMessage.from(toolCall)).finishReason(FinishReason.TOOL_EXECUTION)
+            return ChatResponse.builder().aiMessage(AiMessage.from(calls)).finishReason(FinishReason.TOOL_EXECUTION)
                     .build();
         }
         return answer("last tool result: " + lastToolResult(request.messages()));

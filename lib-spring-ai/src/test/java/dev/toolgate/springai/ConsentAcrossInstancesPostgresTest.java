@@ -52,9 +52,9 @@ class ConsentAcrossInstancesPostgresTest {
         return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
     }
 
-    private static Toolgate instance(String url, Incidents incidents) {
+    private static Toolgate instance(JdbcStore store, Incidents incidents) {
         return Toolgate.builder().discoverTools(false).discoverComponents(false)
-                .store(JdbcStore.builder().url(url).poolSize(3).build())
+                .store(store)
                 .budget(ToolBudget.unlimited()).sweepInterval(Duration.ZERO)
                 .tools("incident", incidents.tools().toArray(new Tool<?, ?>[0])).build();
     }
@@ -67,7 +67,9 @@ class ConsentAcrossInstancesPostgresTest {
                 GateSettings.DEFAULT_APPROVER_RULE));
         Incidents onA = new Incidents();
         Incidents onB = new Incidents();
-        try (Toolgate a = instance(url, onA); Toolgate b = instance(url, onB)) {
+        try (JdbcStore storeA = JdbcStore.builder().url(url).poolSize(3).build();
+             JdbcStore storeB = JdbcStore.builder().url(url).poolSize(3).build();
+             Toolgate a = instance(storeA, onA); Toolgate b = instance(storeB, onB)) {
             ScriptedChatModel modelA = ScriptedChatModel.sending(
                     List.of(call("incident__create", CREATE)), ScriptedChatModel.ANSWER,       // turn 1 on A
                     ScriptedChatModel.ANSWER,                                                  // turn 3 on A
