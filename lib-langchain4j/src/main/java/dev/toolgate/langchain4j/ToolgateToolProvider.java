@@ -13,7 +13,6 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.Proposal;
-import dev.toolgate.json.Json;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.RegisteredTool;
@@ -24,7 +23,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Offers a gate's tools to LangChain4j {@code AiServices}: on every request it resolves the caller
@@ -37,8 +35,13 @@ import tools.jackson.databind.node.ObjectNode;
  *         .principal(request -> users.byId((String) request.chatMemoryId()))
  *         .onProposal(proposal -> inbox.show(proposal))   // the host keeps the token
  *         .build();
- * Assistant assistant = AiServices.builder(Assistant.class).chatModel(model).toolProvider(tools).build();
+ * Assistant assistant = tools.configure(AiServices.builder(Assistant.class)).chatModel(model)
+ *         .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build();
  * }</pre>
+ *
+ * <p>{@link #configure} wires the whole consent loop: every tool call answered (a function that was not
+ * offered too), each model response one {@link dev.toolgate.gate.Turn}, and the decisions on the
+ * conversation's proposals told to the model on its next turn.
  *
  * <p>What the model gets back is always JSON text, never an exception thrown through the tool loop:
  * a read's result ({@code status: executed}), a proposal ({@code status: awaiting_operator} with

@@ -4,6 +4,8 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.GateSettings;
+import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.springai.ToolgateToolCallbacks;
@@ -16,12 +18,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.memory.ChatMemory;
 
 /**
- * A plain Spring AI {@link ChatClient} with governed tools: a read runs, a create comes back to the
- * model as a proposal and changes nothing until the host applies it, and a user without the write
- * rule is not even offered the create tool.
+ * A plain Spring AI {@link ChatClient} with governed tools and Toolgate's advisor, which makes the consent
+ * loop whole: the model sends several tool calls in one response (a read, a create, the create again, a
+ * tool it was not offered) and gets an answer for each, in order; the create waits for consent and
+ * changes nothing; an operator declines it with a reason and the model is told on its next turn; a retry
+ * is answered with the decline; a new proposal the user agrees to is applied, and the model is told the
+ * result. A read-only user is not offered the create tool, and calling it anyway runs nothing.
  *
  * <p>Run: {@code ./mvnw -q -pl examples/spring-ai-example -am compile exec:java}
  */
@@ -36,6 +41,8 @@ public final class SpringAiExample {
     record Incident(String id, String title, String severity) {
     }
 
+    private static final String CONVERSATION = "ana-chat-1";
+
     private SpringAiExample() {
     }
 
@@ -47,34 +54,58 @@ public final class SpringAiExample {
                 .tools("incident", tools(incidents).toArray(new Tool<?, ?>[0])).build()) {
             Principal ana = Principal.user("ana", "incident.read", "incident.write");
             Principal bo = Principal.user("bo", "incident.read");
+            CallContext operator = CallContext.of(Principal.user("olga", "incident.read", "incident.write",
+                    GateSettings.DEFAULT_APPROVER_RULE));
             AtomicReference<Principal> current = new AtomicReference<>(ana);
 
-            // the adoption: one provider, asked per request for the current user's tools
-            AtomicReference<String> lastProposal = new AtomicReference<>(); // the host's confirm card
-            ToolgateToolCallbacks tools = ToolgateToolCallbacks.builder(gate).principal(current::get)
-                    .onProposal(proposal -> lastProposal.set(proposal.callId())).build();
+            // the adoption: the governed tools, asked per request for the current user, and their advisor
+            ToolgateToolCallbacks tools = ToolgateToolCallbacks.builder(gate).principal(current::get).build();
+            ScriptedModel model = new ScriptedModel(List.of(
+                    List.of(call("incident__list", "{\"severity\":\"high\"}"), call("incident__create", VPN_HIGH),
+                            call("incident__create", VPN_HIGH), call("incident__delete", "{\"id\":\"INC-1\"}")),
+                    List.of(),                                                      // "any news?"
+                    List.of(call("incident__create", VPN_HIGH)),                    // the model retries
+                    List.of(call("incident__create", "{\"title\":\"VPN down\",\"severity\":\"critical\"}")),
+                    List.of(),                                                      // "done?"
+                    List.of(call("incident__create", "{\"title\":\"x\",\"severity\":\"low\"}"))));
+            ChatClient chat = ChatClient.builder(model).defaultAdvisors(tools.advisor()).build();
 
-            System.out.println("1. ana asks for high incidents");
-            System.out.println(ask(new ScriptedModel("incident__list", "{\"severity\":\"high\"}"), tools));
+            System.out.println("1. ana: open an incident for the VPN and list the high ones (four calls in one response)");
+            System.out.println(ask(chat, "open an incident for the VPN and list the high ones"));
+            PendingProposal card = gate.pending(operator, CONVERSATION).get(0);
+            System.out.println("   one proposal waits, nothing created: " + card.summary() + "; incidents " + incidents.keySet());
 
-            System.out.println("\n2. ana asks to open an incident: the model gets a proposal, nothing is created");
-            System.out.println(ask(new ScriptedModel("incident__create", "{\"title\":\"VPN down\",\"severity\":\"high\"}"), tools));
-            System.out.println("   incidents now: " + incidents.keySet());
+            gate.reject(operator, card.callId(), "VPN is tracked as INC-7");
+            System.out.println("\n2. olga declines it in the inbox; ana: any news?");
+            System.out.println(ask(chat, "any news?"));
 
-            // the host showed the summary to ana and she agreed; the model saw the same proposalId, never the token
-            String proposalId = lastProposal.get();
-            Applied applied = tools.apply(CallContext.of(ana), proposalId);
-            System.out.println("\n3. ana applied " + proposalId + ": " + Json.write(applied.result()));
-            System.out.println("   incidents now: " + incidents.keySet());
+            System.out.println("\n3. ana: please just create it (the model retries the declined change)");
+            System.out.println(ask(chat, "please just create it"));
+
+            System.out.println("\n4. ana: then make it critical");
+            System.out.println(ask(chat, "then make it critical"));
+            String proposalId = gate.pending(operator, CONVERSATION).get(0).callId();
+            Applied applied = tools.apply(CallContext.of(ana), proposalId); // ana agreed on the host's confirm card
+            System.out.println("   ana agrees and the host applies it: " + Json.write(applied.result()));
+
+            System.out.println("\n5. ana: done?");
+            System.out.println(ask(chat, "done?"));
 
             current.set(bo);
-            System.out.println("\n4. bo (read only) asks to open an incident: the tool is not offered to the model");
-            System.out.println(ask(new ScriptedModel("incident__create", "{\"title\":\"x\",\"severity\":\"low\"}"), tools));
+            System.out.println("\n6. bo (read only) asks to open an incident: not offered, and calling it anyway runs nothing");
+            System.out.println(ask(chat, "open one"));
+            System.out.println("   incidents now: " + incidents.keySet());
         }
     }
 
-    private static String ask(ChatModel model, ToolgateToolCallbacks tools) {
-        return "   " + ChatClient.create(model).prompt("help with incidents").toolCallbacks(tools).call().content();
+    private static final String VPN_HIGH = "{\"title\":\"VPN down\",\"severity\":\"high\"}";
+
+    private static ScriptedModel.Call call(String name, String arguments) {
+        return new ScriptedModel.Call(name, arguments);
+    }
+
+    private static String ask(ChatClient chat, String question) {
+        return "   " + chat.prompt(question).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, CONVERSATION)).call().content();
     }
 
     private static List<Tool<?, ?>> tools(Map<String, Incident> incidents) {
