@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.jdbc.JdbcStore;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
+import dev.toolgate.testkit.TestPostgres;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,21 +25,7 @@ import org.junit.jupiter.api.Test;
 class PostgresConsoleTest {
 
     private static String url() {
-        String base = System.getenv("TOOLGATE_TEST_PG_URL");
-        if (base == null || base.isBlank()) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                Assertions.fail("TOOLGATE_TEST_PG_URL must be set under CI=true");
-            }
-            Assumptions.abort("TOOLGATE_TEST_PG_URL is not set");
-        }
-        String schema = "tg_console_" + ProcessHandle.current().pid();
-        try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            s.execute("CREATE SCHEMA " + schema);
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        return TestPostgres.freshSchema("console");
     }
 
     @Test

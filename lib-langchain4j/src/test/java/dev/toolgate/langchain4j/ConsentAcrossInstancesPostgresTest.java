@@ -15,12 +15,9 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.gate.Approval;
 import dev.toolgate.jdbc.JdbcStore;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
+import dev.toolgate.testkit.TestPostgres;
 import java.util.List;
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,21 +28,7 @@ import org.junit.jupiter.api.Test;
 class ConsentAcrossInstancesPostgresTest {
 
     private static String url() {
-        String base = System.getenv("TOOLGATE_TEST_PG_URL");
-        if (base == null || base.isBlank()) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                Assertions.fail("TOOLGATE_TEST_PG_URL must be set under CI=true");
-            }
-            Assumptions.abort("TOOLGATE_TEST_PG_URL is not set");
-        }
-        String schema = "tg_langchain4j_" + ProcessHandle.current().pid();
-        try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            s.execute("CREATE SCHEMA " + schema);
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        return TestPostgres.freshSchema("langchain4j");
     }
 
     @Test

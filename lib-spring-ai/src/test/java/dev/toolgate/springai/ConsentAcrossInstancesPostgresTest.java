@@ -17,13 +17,10 @@ import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.GateSettings;
 import dev.toolgate.jdbc.JdbcStore;
 import dev.toolgate.tool.Tool;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
+import dev.toolgate.testkit.TestPostgres;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
 
@@ -35,21 +32,7 @@ import org.springframework.ai.chat.client.ChatClient;
 class ConsentAcrossInstancesPostgresTest {
 
     private static String url() {
-        String base = System.getenv("TOOLGATE_TEST_PG_URL");
-        if (base == null || base.isBlank()) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                Assertions.fail("TOOLGATE_TEST_PG_URL must be set under CI=true");
-            }
-            Assumptions.abort("TOOLGATE_TEST_PG_URL is not set");
-        }
-        String schema = "tg_spring_ai_" + ProcessHandle.current().pid();
-        try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            s.execute("CREATE SCHEMA " + schema);
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        return TestPostgres.freshSchema("spring_ai");
     }
 
     private static Toolgate instance(JdbcStore store, Incidents incidents) {
