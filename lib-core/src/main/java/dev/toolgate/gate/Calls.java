@@ -264,6 +264,9 @@ final class Calls {
         }
         steps.events.publish(record, CallStatus.PROPOSED, record.principal(), start, awaits);
         rememberSuccess(context, call);
+        if (context.turn() != null) {
+            context.turn().recordProposal(record.id());
+        }
         return new Recorded(new Proposal(record.id(), record.toolName(), record.effect(), token.value(), summary,
                 preview.payload(), diff, record.expiresAt(), call.mode()), record);
     }

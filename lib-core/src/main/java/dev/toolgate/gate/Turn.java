@@ -17,6 +17,8 @@ public final class Turn {
     private final Set<String> succeeded = ConcurrentHashMap.newKeySet();
     /** Calls admitted in this turn whose outcome is not known yet. Changed under this turn's monitor. */
     private final Set<String> running = ConcurrentHashMap.newKeySet();
+    /** The call ids of the proposals made in this turn. */
+    private final Set<String> proposals = ConcurrentHashMap.newKeySet();
 
     private Turn() {
     }
@@ -34,6 +36,19 @@ public final class Turn {
     /** Remembers a successful call; the gate calls this after a call executes, proposes or applies. */
     public void recordSuccess(String toolName, String argumentsHash) {
         succeeded.add(key(toolName, argumentsHash));
+    }
+
+    /**
+     * True if the proposal {@code callId} was made in this turn: a later call that repeats it (found by
+     * {@code Conversations.repeatOf}) is this turn's duplicate rather than an earlier turn's request.
+     */
+    public boolean proposed(String callId) {
+        return callId != null && proposals.contains(callId);
+    }
+
+    /** Remembers a proposal made in this turn; the gate calls this when it records one. */
+    void recordProposal(String callId) {
+        proposals.add(callId);
     }
 
     /**

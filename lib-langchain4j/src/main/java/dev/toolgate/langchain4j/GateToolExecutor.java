@@ -14,6 +14,7 @@ import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.gate.Turn;
 import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.tool.ToolValidationException;
 import java.util.Optional;
@@ -65,14 +66,14 @@ final class GateToolExecutor implements ToolExecutor {
     }
 
     ToolOutcomes.Outcome run(ToolExecutionRequest request) {
-        Invocations.Response response = invocation.response();
-        CallContext context = invocation.context.withTurn(response.turn());
+        Turn turn = invocation.turn();
+        CallContext context = invocation.context.withTurn(turn);
         try {
             if (mutates) {
                 Optional<Repeat> repeat = gate.conversations().repeatOf(context, toolName, request.arguments());
                 if (repeat.isPresent()) {
                     if (repeat.get() instanceof Repeat.Pending pending) {
-                        return response.proposals().contains(pending.proposalId())
+                        return turn.proposed(pending.proposalId())
                                 ? ToolOutcomes.duplicate(toolName) : ToolOutcomes.pendingRepeat(pending, toolName);
                     }
                     return ToolOutcomes.declinedRepeat(((Repeat.Declined) repeat.get()).decision(), toolName);
@@ -80,7 +81,6 @@ final class GateToolExecutor implements ToolExecutor {
             }
             CallResult result = gate.call(context, toolName, request.arguments());
             if (result instanceof Proposal proposal) {
-                response.proposals().add(proposal.callId());
                 if (onProposal != null) {
                     try {
                         onProposal.accept(proposal);

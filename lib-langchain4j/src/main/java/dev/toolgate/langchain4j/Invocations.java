@@ -19,15 +19,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The AI service invocations a {@link ToolgateToolProvider} is serving, for the consent loop: each one's
- * call context, its current model response (a {@link Turn} and the proposals made in it), and the
+ * call context, its current model response (a {@link Turn}), and the
  * decisions it tells its conversation. Fed by the hooks {@link ToolgateToolProvider#configure} installs:
  * a response received starts a new turn, the chat request transformer puts the decisions before the
  * user's message, an error gives them back, the end of an invocation forgets it. At most
@@ -43,7 +41,7 @@ final class Invocations {
     static final class Invocation {
         final CallContext context;
         final Object memoryId;
-        private volatile Response response = Response.start();
+        private volatile Turn turn = Turn.start();
         /** Taken by the first model request of the invocation; null until then. */
         private volatile DecisionNotes notes;
 
@@ -52,15 +50,9 @@ final class Invocations {
             this.memoryId = memoryId;
         }
 
-        Response response() {
-            return response;
-        }
-    }
-
-    /** A model response: its turn, and the proposals made in it (so their repeats read as duplicates). */
-    record Response(Turn turn, Set<String> proposals) {
-        static Response start() {
-            return new Response(Turn.start(), ConcurrentHashMap.newKeySet());
+        /** The current model response. */
+        Turn turn() {
+            return turn;
         }
     }
 
@@ -171,7 +163,7 @@ final class Invocations {
         AiServiceResponseReceivedListener response = event -> {
             Invocation invocation = of(event.invocationContext());
             if (invocation != null) {
-                invocation.response = Response.start();
+                invocation.turn = Turn.start();
             }
         };
         AiServiceCompletedListener completed = event -> end(event.invocationContext());

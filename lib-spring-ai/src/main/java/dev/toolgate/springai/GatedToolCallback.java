@@ -74,22 +74,11 @@ final class GatedToolCallback implements ToolCallback {
     }
 
     /**
-     * The model response a call came in: its {@link Turn} and the proposals made in it, so a repeat of
-     * one of them reads as the same response's duplicate.
-     */
-    record Response(Turn turn, java.util.Set<String> proposals) {
-        static Response start() {
-            return new Response(Turn.start(), java.util.concurrent.ConcurrentHashMap.newKeySet());
-        }
-    }
-
-    /**
      * Runs the call for the principal of this request and answers every outcome as JSON. A tool the
-     * principal may not see answers exactly as a name that does not exist. {@code response} is the model
+     * principal may not see answers exactly as a name that does not exist. {@code turn} is the model
      * response the call came in, or null.
      */
-    String call(String toolInput, ToolContext toolContext, Response response) {
-        Turn turn = response == null ? null : response.turn();
+    String call(String toolInput, ToolContext toolContext, Turn turn) {
         String chatName = definition.name();
         try {
             Principal principal = owner.principalFor(toolContext);
@@ -102,7 +91,7 @@ final class GatedToolCallback implements ToolCallback {
                 Optional<Repeat> repeat = owner.gate().conversations().repeatOf(context, qualifiedName, arguments);
                 if (repeat.isPresent()) {
                     if (repeat.get() instanceof Repeat.Pending pending) {
-                        return response != null && response.proposals().contains(pending.proposalId())
+                        return turn != null && turn.proposed(pending.proposalId())
                                 ? ModelReplies.duplicate(chatName) : ModelReplies.pendingRepeat(pending, chatName);
                     }
                     return ModelReplies.declinedRepeat(((Repeat.Declined) repeat.get()).decision(), chatName);
@@ -111,9 +100,6 @@ final class GatedToolCallback implements ToolCallback {
             CallResult result = owner.gate().call(context, qualifiedName, arguments);
             if (result instanceof Proposal proposal) {
                 owner.proposed(proposal);
-                if (response != null) {
-                    response.proposals().add(proposal.callId());
-                }
             }
             return ModelReplies.of(result, chatName, owner.showsToken());
         } catch (UnknownToolException | ForbiddenException e) { // hidden now (rights changed): as if it did not exist

@@ -1,5 +1,6 @@
 package dev.toolgate.springai;
 
+import dev.toolgate.gate.Turn;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.Redactor;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ final class GovernedToolCallingManager implements ToolCallingManager {
             contextMap = options.getToolContext() == null ? Map.of() : new HashMap<>(options.getToolContext());
         }
         ToolContext toolContext = new ToolContext(contextMap);
-        GatedToolCallback.Response turn = GatedToolCallback.Response.start(); // this model response
+        Turn turn = Turn.start(); // this model response
         int before = callsThisTurn(prompt.getInstructions());
         List<ToolResponseMessage.ToolResponse> answers = new ArrayList<>();
         Boolean returnDirect = null;
@@ -112,8 +113,7 @@ final class GovernedToolCallingManager implements ToolCallingManager {
         return null;
     }
 
-    private static String answer(ToolCallback callback, String name, String arguments, ToolContext toolContext,
-                                 GatedToolCallback.Response turn) {
+    private static String answer(ToolCallback callback, String name, String arguments, ToolContext toolContext, Turn turn) {
         String input = arguments == null || arguments.isBlank() ? "{}" : arguments;
         if (callback == null) {
             return ModelReplies.unknownTool(name);

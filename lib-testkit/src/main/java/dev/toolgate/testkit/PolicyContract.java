@@ -220,6 +220,9 @@ public interface PolicyContract extends ContractCase {
         assertThat(outcomes).filteredOn(DuplicateCallException.class::isInstance).hasSize(11);
         assertThat(fx().records()).filteredOn(r -> r.toolName().equals("notes.add")).hasSize(1);
         assertThat(fx().notes.dryRuns).as("one dry-run").hasValue(1);
+        String made = outcomes.stream().filter(Proposal.class::isInstance).map(p -> ((Proposal) p).callId()).findFirst().orElseThrow();
+        assertThat(turn.proposed(made)).as("the turn knows its proposal").isTrue();
+        assertThat(Turn.start().proposed(made)).isFalse();
     }
 
     @Test
