@@ -40,9 +40,16 @@ import org.springframework.ai.tool.ToolCallbackProvider;
  * ToolgateToolCallbacks tools = ToolgateToolCallbacks.builder(gate)
  *         .principal(() -> currentUser())          // who the request is for, asked per request
  *         .build();
- * String answer = ChatClient.create(chatModel).prompt(question).toolCallbacks(tools).call().content();
+ * ChatClient chat = ChatClient.builder(chatModel).defaultAdvisors(tools.advisor()).build();
+ * String answer = chat.prompt(question).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, conversationId))
+ *         .call().content();
  * Applied done = tools.apply(CallContext.of(currentUser()), proposalId);   // after the user agreed
  * }</pre>
+ *
+ * <p>{@link #advisor()} is the safe default: every tool call of a response answered in order (a name
+ * that was not offered too), one {@link dev.toolgate.gate.Turn} per response, and the decisions on the
+ * conversation's proposals told to the model. Offered with {@code .toolCallbacks(tools)} instead, the
+ * tools are governed the same, but the loop is Spring AI's own (see {@link ToolgateAdvisor}).
  *
  * <p><b>The token.</b> By default the model never sees a proposal's token: it gets the
  * {@code proposalId} (the audit call id) and summary, and this provider holds the token in memory until
