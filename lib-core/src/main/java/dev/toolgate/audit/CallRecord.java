@@ -51,6 +51,12 @@ import java.util.Objects;
  * @param stepSeq        its step number in that execution (from 1), or null
  * @param reverts        for the revert of an applied call during a rollback: that call's id, else null
  * @param revertedBy     for an applied call that a rollback reverted: the revert's call id, else null
+ * @param precondition   for a proposal whose dry-run declared what must still hold when it runs (the
+ *                       {@code before} of its diff, or an explicit precondition such as a version): the
+ *                       SHA-256 hex of that state's canonical JSON, else null. Apply re-reads the state and
+ *                       refuses the proposal as {@link CallStatus#STALE} when it no longer matches
+ * @param preconditionJson that state as JSON, redacted and size-capped (what an operator and the model
+ *                       are shown changed), or null
  */
 public record CallRecord(
         String id,
@@ -85,7 +91,9 @@ public record CallRecord(
         String executionId,
         Integer stepSeq,
         String reverts,
-        String revertedBy) {
+        String revertedBy,
+        String precondition,
+        String preconditionJson) {
 
     /** Checks the components; see the class description for what each must hold. */
     public CallRecord {
@@ -158,6 +166,8 @@ public record CallRecord(
         private Integer stepSeq;
         private String reverts;
         private String revertedBy;
+        private String precondition;
+        private String preconditionJson;
 
         Builder() {
         }
@@ -196,6 +206,8 @@ public record CallRecord(
             stepSeq = r.stepSeq;
             reverts = r.reverts;
             revertedBy = r.revertedBy;
+            precondition = r.precondition;
+            preconditionJson = r.preconditionJson;
         }
 
         /** Sets {@link CallRecord#id()}. */
@@ -264,13 +276,17 @@ public record CallRecord(
         public Builder reverts(String v) { reverts = v; return this; }
         /** Sets {@link CallRecord#revertedBy()}. */
         public Builder revertedBy(String v) { revertedBy = v; return this; }
+        /** Sets {@link CallRecord#precondition()}. */
+        public Builder precondition(String v) { precondition = v; return this; }
+        /** Sets {@link CallRecord#preconditionJson()}. */
+        public Builder preconditionJson(String v) { preconditionJson = v; return this; }
 
         /** Builds the record; id, tool, effect, principal, transport, status, mode and hash are required. */
         public CallRecord build() {
             return new CallRecord(id, toolName, effect, principal, tenantId, sessionId, automationId, transport, status,
                     mode, modeSource, argumentsHash, createdAt, summary, payloadJson, diffJson, tokenDigest, expiresAt,
                     resultJson, error, completedAt, durationMillis, appliedBy, appliedAt, outcomeDueAt, decidedBy, decisionReason,
-                    supersedes, supersededBy, executionId, stepSeq, reverts, revertedBy);
+                    supersedes, supersededBy, executionId, stepSeq, reverts, revertedBy, precondition, preconditionJson);
         }
     }
 }

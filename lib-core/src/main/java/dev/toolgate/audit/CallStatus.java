@@ -36,7 +36,14 @@ public enum CallStatus {
     /** The proposal's time to live passed before anyone applied it. */
     EXPIRED,
     /** An operator edited the proposal, which created a new proposal replacing this one. */
-    SUPERSEDED;
+    SUPERSEDED,
+    /**
+     * Refused when it was about to run: the state its preview was made from no longer holds (the object
+     * changed since, or another change made from the same state was being applied), so what was approved
+     * is not what would run. Nothing ran; {@link CallRecord#error()} says what changed (redacted).
+     * Propose again from the current state.
+     */
+    STALE;
 
     /** The lower-case name, computed once: it is read on every call (tags, logs, rows). */
     private final String wireName = name().toLowerCase(Locale.ROOT);

@@ -206,6 +206,7 @@ public final class Conversations {
             case FAILED -> Decision.Outcome.FAILED;
             case REJECTED -> Decision.Outcome.DECLINED;
             case SUPERSEDED -> Decision.Outcome.EDITED;
+            case STALE -> Decision.Outcome.STALE;
             default -> Decision.Outcome.EXPIRED;
         };
         Decision.Decider decider;
@@ -215,8 +216,8 @@ public final class Conversations {
             PrincipalRef who = r.decidedBy() != null ? r.decidedBy() : r.appliedBy();
             decider = who == null || who.equals(conversation) ? Decision.Decider.USER : Decision.Decider.OPERATOR;
         }
-        String reason = r.decisionReason() == null || ConversationStore.APPLIED_IN_STEP.contains(r.decisionReason())
-                ? null : redactor.redactText(r.decisionReason());
+        String why = outcome == Decision.Outcome.STALE && r.error() != null ? r.error() : r.decisionReason();
+        String reason = why == null || ConversationStore.APPLIED_IN_STEP.contains(why) ? null : redactor.redactText(why);
         JsonNode result = outcome == Decision.Outcome.APPLIED && r.resultJson() != null ? Json.parse(r.resultJson()) : null;
         Instant decidedAt = ConversationStore.decidedAt(r);
         return new Decision(r.id(), r.toolName(), r.effect(), outcome, decider, r.summary(), reason, result,

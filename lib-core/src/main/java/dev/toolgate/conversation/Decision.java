@@ -11,8 +11,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What became of a proposal a model made in a conversation, as the model is told on its next turn:
- * applied (with its result), failed, declined (with the operator's reason), expired, or replaced by an
- * operator's edit. Who decided is a role ({@link Decider}), never a name; nothing here carries a token.
+ * applied (with its result), failed, declined (with the operator's reason), expired, replaced by an
+ * operator's edit, or stale (the object changed before it ran). Who decided is a role ({@link Decider}), never a name; nothing here carries a token.
  * The summary, reason, result and error are as the audit trail holds them: redacted, the result
  * size-capped.
  *
@@ -43,7 +43,12 @@ public record Decision(String proposalId, String toolName, Effect effect, Outcom
         /** Nobody decided before it expired; nothing ran. */
         EXPIRED,
         /** An operator edited it: {@link #replacedBy()} is the edited proposal, which awaits its own decision. */
-        EDITED;
+        EDITED,
+        /**
+         * It was approved, but the state its preview was made from had changed by then, so nothing ran;
+         * {@link #reason()} says what changed.
+         */
+        STALE;
 
         /** The lower-case name the model reads, for example {@code declined}. */
         public String wireName() {
@@ -123,6 +128,8 @@ public record Decision(String proposalId, String toolName, Effect effect, Outcom
                     + "user still wants it.";
             case EDITED -> "An operator edited the change; the edited proposal (replacedBy) awaits approval. Nothing "
                     + "was made yet; do not propose it again.";
+            case STALE -> "The change was not made: what it would change had changed since it was proposed (see reason). "
+                    + "Tell the user; if they still want it, propose it again from the current state.";
         };
     }
 }

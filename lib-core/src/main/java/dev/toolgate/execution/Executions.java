@@ -383,6 +383,9 @@ public final class Executions {
             } else if (step.status() == CallStatus.REJECTED || step.status() == CallStatus.SUPERSEDED) {
                 to = ExecutionStatus.REJECTED;
                 why = "step " + run.pendingSeq() + " was rejected";
+            } else if (step.status() == CallStatus.STALE) {
+                to = ExecutionStatus.FAILED;
+                why = "step " + run.pendingSeq() + " is stale: the state it was proposed from changed; nothing ran";
             } else if (step.status() == CallStatus.APPLYING) {
                 continue; // an approval is applying it; its runner moves the run on, or it becomes in doubt
             } else {

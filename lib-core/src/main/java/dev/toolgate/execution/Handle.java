@@ -15,6 +15,7 @@ import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposalClosedException;
 import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.StepRef;
+import dev.toolgate.gate.StaleProposalException;
 import dev.toolgate.gate.TokenAlreadyUsedException;
 import dev.toolgate.gate.TokenExpiredException;
 import dev.toolgate.gate.ToolExecutionException;
@@ -200,10 +201,17 @@ final class Handle implements Run {
             }
             case APPLYING, INTERRUPTED -> throw halt(new Stop.InDoubt(step, logged.id()));
             case EXPIRED -> throw halt(new Stop.Closed(ExecutionStatus.EXPIRED, "step " + step + " expired before anyone decided"));
+            case STALE -> throw halt(new Stop.Closed(ExecutionStatus.FAILED, staleStep(step, logged)));
             case REJECTED, SUPERSEDED -> throw halt(new Stop.Closed(ExecutionStatus.REJECTED, "step " + step + " was rejected"
                     + (logged.decidedBy() == null ? "" : " by " + logged.decidedBy())
                     + (logged.decisionReason() == null ? "" : ": " + logged.decisionReason())));
         };
+    }
+
+    /** Why a run ends at a step that went stale: what changed, as the step's record says. */
+    private static String staleStep(int step, CallRecord logged) {
+        String what = logged.error() != null ? logged.error() : logged.decisionReason();
+        return "step " + step + " is stale" + (what == null ? "" : ": " + what);
     }
 
     /** The approved step of a replay: the approver applies it, once. */
@@ -217,6 +225,11 @@ final class Handle implements Run {
             throw halt(new Stop.Closed(ExecutionStatus.REJECTED, e.getMessage()));
         } catch (TokenAlreadyUsedException e) {
             throw halt(new Stop.Lost(e.getMessage()));
+        } catch (StaleProposalException e) {
+            if (e.preconditionChanged()) { // closed as stale: what was approved would not be what runs
+                throw halt(new Stop.Closed(ExecutionStatus.FAILED, "step " + step + ": " + e.getMessage()));
+            }
+            throw halt(new Stop.ApproverRefused(step, logged.id(), e));
         } catch (StoreUnavailableException e) {
             throw halt(new Stop.Unavailable(e));
         } catch (ProposeApplyException | BudgetExceededException e) {

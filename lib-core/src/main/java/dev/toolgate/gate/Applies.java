@@ -27,9 +27,11 @@ import tools.jackson.databind.JsonNode;
 final class Applies {
 
     private final Steps steps;
+    final Preconditions preconditions;
 
     Applies(Steps steps) {
         this.steps = steps;
+        this.preconditions = new Preconditions(steps);
     }
 
     Applied apply(CallContext context, String tokenText) {
@@ -44,6 +46,9 @@ final class Applies {
         ClaimResult claim = steps.claimCharged(record, new Claim(PrincipalRef.of(context.principal()), null, null,
                 steps.outcomeWithin(checked.tool())), context, start);
         steps.known.forget(record.id()); // claimed now, or no longer pending
+        if (claim.status() == ClaimResult.Status.CONFLICT) {
+            throw preconditions.conflict(record, context, start);
+        }
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
         }
@@ -94,6 +99,9 @@ final class Applies {
         PrincipalRef decider = actor.equals(record.principal()) ? null : actor;
         ClaimResult claim = steps.claimCharged(record, new Claim(actor, decider, null, steps.outcomeWithin(tool)),
                 approver, start);
+        if (claim.status() == ClaimResult.Status.CONFLICT) {
+            throw preconditions.conflict(record, approver, start);
+        }
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw lostClaim(claim, record.id());
         }
@@ -214,6 +222,7 @@ final class Applies {
     Applied runClaimed(CallRecord record, RegisteredTool tool, JsonNode payload, CallContext executor, boolean automatic,
                        long start) {
         PrincipalRef actor = PrincipalRef.of(executor.principal());
+        preconditions.check(record, tool, payload, executor, start); // what was approved is what runs, or nothing
         ToolContext toolContext = Steps.toolContext(record, executor.principal(), executor.transport(), executor.channel());
         long toolStart = System.nanoTime();
         RegisteredTool.Output output;

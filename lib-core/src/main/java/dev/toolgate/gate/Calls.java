@@ -241,9 +241,11 @@ final class Calls {
         ProposalToken token = ProposalToken.generate(id, random);
         String summary = steps.settings.redactor().redactText(preview.summary());
         List<FieldChange> diff = steps.hygiene.diff(preview.diff());
+        Preconditions.Stored precondition = applies.preconditions.of(preview);
         ProposeResult proposed = steps.calls.propose(proposal.status(CallStatus.PROPOSED).summary(summary)
                         .payloadJson(Json.write(preview.payload()))
                         .diffJson(diff.isEmpty() ? null : Json.write(FieldDiff.toJson(diff)))
+                        .precondition(precondition.fingerprint()).preconditionJson(precondition.json())
                         .tokenDigest(token.nonceDigestHex()).durationMillis(Steps.millisSince(toolStart)).build(),
                 steps.settings.ttlFor(context.sessionKind()), steps.settings.maxPendingPerSession());
         if (proposed.status() == ProposeResult.Status.PENDING_LIMIT) {
@@ -279,6 +281,9 @@ final class Calls {
         // the call was admitted when it was proposed: applying it in the same step is not charged again
         ClaimResult claim = steps.calls.claim(recorded.record(),
                 new Claim(PrincipalRef.of(context.principal()), null, reason, steps.outcomeWithin(call.tool())), null);
+        if (claim.status() == ClaimResult.Status.CONFLICT) { // another change from the same state is applying
+            throw applies.preconditions.conflict(recorded.record(), context, start);
+        }
         if (claim.status() != ClaimResult.Status.CLAIMED) {
             throw new IllegalStateException("a proposal just made could not be claimed: " + claim.status());
         }

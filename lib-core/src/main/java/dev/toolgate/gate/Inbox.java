@@ -62,14 +62,24 @@ final class Inbox {
         ClaimResult claim = steps.claimCharged(record, new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
                 approver, start);
         steps.known.forget(record.id());
-        if (claim.status() != ClaimResult.Status.CLAIMED) {
-            return claim.record() == null ? notPending(record) : notPending(claim.record());
+        try {
+            if (claim.status() == ClaimResult.Status.CONFLICT) {
+                throw applies.preconditions.conflict(record, approver, start);
+            }
+            if (claim.status() != ClaimResult.Status.CLAIMED) {
+                return claim.record() == null ? notPending(record) : notPending(claim.record());
+            }
+            if (approval.always()) {
+                allowFromNowOn(approval.scope(), record, tool, actor);
+            }
+            return new InboxResult.Approved(record.id(),
+                    applies.runClaimed(claim.record(), tool, payload, approver, false, start));
+        } catch (StaleProposalException e) {
+            if (!e.preconditionChanged()) {
+                throw e;
+            }
+            return new InboxResult.Stale(record.id(), e.getMessage(), e.changes());
         }
-        if (approval.always()) {
-            allowFromNowOn(approval.scope(), record, tool, actor);
-        }
-        return new InboxResult.Approved(record.id(),
-                applies.runClaimed(claim.record(), tool, payload, approver, false, start));
     }
 
     InboxResult reject(CallContext approver, String callId, String reason) {

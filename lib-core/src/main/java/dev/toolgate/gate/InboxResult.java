@@ -1,6 +1,8 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.json.FieldChange;
 import dev.toolgate.audit.CallStatus;
+import java.util.List;
 import java.util.Objects;
 
 /** What an operator's decision on a proposal did. */
@@ -62,6 +64,24 @@ public sealed interface InboxResult {
             Objects.requireNonNull(callId, "callId");
             Objects.requireNonNull(executionId, "executionId");
             Objects.requireNonNull(outcome, "outcome");
+        }
+    }
+
+    /**
+     * Stale: the state the proposal's preview was made from no longer held when it was about to run, so
+     * it did not run; it is now {@code stale}. Propose again from the current state.
+     *
+     * @param callId  the proposal
+     * @param message what changed (redacted), for the operator
+     * @param changes the fields that changed since the proposal, before-at-proposal and now (redacted);
+     *                empty when another change made from the same state was being applied
+     */
+    record Stale(String callId, String message, List<FieldChange> changes) implements InboxResult {
+        /** Checks the components; see the class description for what each must hold. */
+        public Stale {
+            Objects.requireNonNull(callId, "callId");
+            Objects.requireNonNull(message, "message");
+            changes = List.copyOf(changes);
         }
     }
 

@@ -92,6 +92,10 @@ final class Notices implements AutoCloseable {
                 decidedBy = actor;
             }
             case EXPIRED -> kind = NoticeKind.EXPIRED;
+            case STALE -> {
+                kind = NoticeKind.STALE;
+                decidedBy = actor;
+            }
             default -> {
                 return null;
             }

@@ -13,7 +13,12 @@ public enum NoticeKind {
     /** An operator edited it: a new proposal, which gets its own notice, replaces it. */
     SUPERSEDED,
     /** Its time to live passed before anyone decided. */
-    EXPIRED;
+    EXPIRED,
+    /**
+     * It was about to run (approved, or applied with its token), but the state its preview was made from
+     * had changed, so nothing ran.
+     */
+    STALE;
 
     /** The lower-case wire name, for example {@code awaiting_decision}. */
     public String wireName() {

@@ -87,6 +87,12 @@ public interface CallStore {
      * {@link ClaimResult.Status#CLAIMED}. The claim is durable before it returns: a claim lost in a
      * crash could let a mutation run twice.
      *
+     * <p>A proposal with a {@link CallRecord#precondition() precondition} is claimed only while no other
+     * call with the same precondition is {@code APPLYING}: of two proposals made from the same state of an
+     * object, one runs at a time across every instance, and the other, claimed after, finds the state moved
+     * when the gate checks it again. A claim that finds one applying changes nothing and returns
+     * {@link ClaimResult.Status#CONFLICT}.
+     *
      * @throws BudgetExceededException if the applier is over budget; nothing changes then
      */
     ClaimResult claim(String id, Claim claim, BudgetCharge charge);
@@ -107,7 +113,8 @@ public interface CallStore {
 
     /**
      * Records the outcome of a claimed proposal: an {@code APPLYING} call becomes {@code APPLIED} with
-     * its result or {@code FAILED} with its error, and {@code completedAt} is set. An outcome that
+     * its result, {@code FAILED} with its error, or {@code STALE} (its precondition no longer held, nothing
+     * ran) with what changed, and {@code completedAt} is set. An outcome that
      * arrives after the call was marked {@code INTERRUPTED} still replaces that status (the outcome is
      * the truth; in doubt was a guess), unless an operator resolved it in the meantime.
      *
@@ -154,7 +161,8 @@ public interface CallStore {
     boolean resolve(String id, Resolution resolution);
 
     /**
-     * Closes a pending (proposed and unexpired) proposal as {@code REJECTED} or {@code SUPERSEDED}.
+     * Closes a pending (proposed and unexpired) proposal as {@code REJECTED}, {@code SUPERSEDED} or
+     * {@code STALE}.
      *
      * @return false if it was no longer pending; nothing changes then
      */
@@ -239,7 +247,7 @@ public interface CallStore {
         FINISHED_CALLS,
         /**
          * Proposals that closed without running ({@code rejected}, {@code expired},
-         * {@code superseded}) whose {@code completedAt} is before the cutoff.
+         * {@code superseded}, {@code stale}) whose {@code completedAt} is before the cutoff.
          */
         CLOSED_PROPOSALS,
         /**
@@ -258,17 +266,17 @@ public interface CallStore {
     /**
      * The outcome of an applied proposal.
      *
-     * @param status         {@code APPLIED} or {@code FAILED}
+     * @param status         {@code APPLIED}, {@code FAILED} or {@code STALE}
      * @param resultJson     the redacted, size-capped result, or null
-     * @param error          the redacted error message, or null
+     * @param error          the redacted error message (for {@code STALE}, what changed), or null
      * @param durationMillis how long tool code ran, or null
      */
     record Completion(CallStatus status, String resultJson, String error, Long durationMillis) {
         /** Checks the components; see the class description for what each must hold. */
         public Completion {
             Objects.requireNonNull(status, "status");
-            if (status != CallStatus.APPLIED && status != CallStatus.FAILED) {
-                throw new IllegalArgumentException("an applied proposal completes as applied or failed, not " + status);
+            if (status != CallStatus.APPLIED && status != CallStatus.FAILED && status != CallStatus.STALE) {
+                throw new IllegalArgumentException("an applied proposal completes as applied, failed or stale, not " + status);
             }
         }
     }
@@ -348,6 +356,11 @@ public interface CallStore {
             EXPIRED,
             /** The proposal is no longer proposed (applying, applied, rejected, superseded, ...). */
             NOT_PENDING,
+            /**
+             * The proposal is pending, but another call with the same precondition is applying: nothing
+             * changed (see {@link CallStore#claim(String, Claim, BudgetCharge)}).
+             */
+            CONFLICT,
             /** No such record. */
             NOT_FOUND
         }
@@ -356,7 +369,7 @@ public interface CallStore {
     /**
      * How a pending proposal is closed without running.
      *
-     * @param status       {@code REJECTED} or {@code SUPERSEDED}
+     * @param status       {@code REJECTED}, {@code SUPERSEDED} or {@code STALE}
      * @param decidedBy    the operator
      * @param reason       the operator's reason, or null
      * @param supersededBy the replacing proposal, for {@code SUPERSEDED}
@@ -366,8 +379,8 @@ public interface CallStore {
         public Closure {
             Objects.requireNonNull(status, "status");
             Objects.requireNonNull(decidedBy, "decidedBy");
-            if (status != CallStatus.REJECTED && status != CallStatus.SUPERSEDED) {
-                throw new IllegalArgumentException("a proposal closes as rejected or superseded, not " + status);
+            if (status != CallStatus.REJECTED && status != CallStatus.SUPERSEDED && status != CallStatus.STALE) {
+                throw new IllegalArgumentException("a proposal closes as rejected, superseded or stale, not " + status);
             }
         }
     }

@@ -20,7 +20,8 @@ import java.util.Set;
  *       in the very step that proposed it (its {@code decisionReason} is one of {@link #APPLIED_IN_STEP}
  *       and nobody decided it): the model already got that outcome as its call's answer;</li>
  *   <li>{@code rejected} (declined, with the operator's reason), {@code superseded} (an operator's edit
- *       replaced it) or {@code expired};</li>
+ *       replaced it), {@code expired}, or {@code stale} (the state its preview was made from had changed
+ *       when it was about to run: nothing ran);</li>
  *   <li>still {@code proposed} but past its expiry by the store's clock (the sweeper has not marked it
  *       yet; no apply can claim it any more).</li>
  * </ul>
@@ -44,7 +45,7 @@ public interface ConversationStore {
             case APPLIED, FAILED -> record.appliedAt() != null
                     && (record.decidedBy() != null || record.decisionReason() == null
                     || !APPLIED_IN_STEP.contains(record.decisionReason()));
-            case REJECTED, SUPERSEDED, EXPIRED -> true;
+            case REJECTED, SUPERSEDED, EXPIRED, STALE -> true;
             case PROPOSED -> record.expiresAt() != null && !record.expiresAt().isAfter(now);
             default -> false;
         };

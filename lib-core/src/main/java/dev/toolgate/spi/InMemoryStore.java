@@ -351,7 +351,8 @@ public final class InMemoryStore implements ToolgateStore {
                 CallStatus.DENIED, CallStatus.APPLIED, CallStatus.INTERRUPTED);
         private static final Set<CallStatus> RECORDABLE = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
                 CallStatus.DENIED);
-        private static final Set<CallStatus> CLOSED = Set.of(CallStatus.REJECTED, CallStatus.EXPIRED, CallStatus.SUPERSEDED);
+        private static final Set<CallStatus> CLOSED = Set.of(CallStatus.REJECTED, CallStatus.EXPIRED, CallStatus.SUPERSEDED,
+                CallStatus.STALE);
         /**
          * What the cap may evict: every status a call never leaves (an applied call may still be marked
          * reverted). Not proposed, applying, or interrupted (in doubt: an operator or a late outcome
@@ -366,6 +367,8 @@ public final class InMemoryStore implements ToolgateStore {
         private final Map<String, Session> sessions = new ConcurrentHashMap<>();
         /** Ids of claimed calls awaiting their outcome, for the interrupt sweep. */
         private final Set<String> applying = ConcurrentHashMap.newKeySet();
+        /** The call applying now for each precondition: one at a time (see {@link CallStore#claim}). */
+        private final Map<String, String> applyingStates = new ConcurrentHashMap<>();
         /** Newest first by creation time, then id, for queries. */
         private final ConcurrentSkipListMap<String, String> order = new ConcurrentSkipListMap<>();
         /** The call id of each logged step, by execution id and seq: a step is logged once. */
@@ -541,6 +544,7 @@ public final class InMemoryStore implements ToolgateStore {
                     return r;
                 }
                 done[0] = true;
+                releaseState(r);
                 return r.toBuilder().status(completion.status()).resultJson(completion.resultJson())
                         .error(completion.error()).durationMillis(completion.durationMillis()).completedAt(now).build();
             });
@@ -565,6 +569,7 @@ public final class InMemoryStore implements ToolgateStore {
                         return r;
                     }
                     after[0] = r.toBuilder().status(CallStatus.INTERRUPTED).completedAt(now).build();
+                    releaseState(r);
                     return after[0];
                 });
                 if (after[0] != null) {
@@ -664,8 +669,17 @@ public final class InMemoryStore implements ToolgateStore {
                     status[0] = ClaimResult.Status.NOT_PENDING;
                     return r;
                 }
+                if (r.precondition() != null && applyingStates.putIfAbsent(r.precondition(), id) != null) {
+                    status[0] = ClaimResult.Status.CONFLICT;
+                    return r;
+                }
                 if (admit != null) {
-                    admit.accept(now); // throws when over budget: the record stays unchanged
+                    try {
+                        admit.accept(now); // throws when over budget: the record stays unchanged
+                    } catch (RuntimeException overBudget) {
+                        releaseState(r);
+                        throw overBudget;
+                    }
                 }
                 status[0] = ClaimResult.Status.CLAIMED;
                 return r.toBuilder().status(CallStatus.APPLYING).appliedBy(claim.appliedBy()).appliedAt(now)
@@ -676,6 +690,13 @@ public final class InMemoryStore implements ToolgateStore {
                 applying.add(id);
             }
             return new ClaimResult(status[0], after);
+        }
+
+        /** {@code r} no longer applies: another call with its precondition may be claimed. */
+        private void releaseState(CallRecord r) {
+            if (r.precondition() != null) {
+                applyingStates.remove(r.precondition(), r.id());
+            }
         }
 
         @Override

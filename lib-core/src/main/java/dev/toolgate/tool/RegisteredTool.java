@@ -237,7 +237,7 @@ public final class RegisteredTool implements Guarded {
                         + issues.stream().map(ValidationIssue::toString).collect(Collectors.joining("; ")));
             }
         }
-        return new DryRunResult(preview.summary(), payload, preview.diff());
+        return new DryRunResult(preview.summary(), payload, preview.diff(), preview.precondition().orElse(null));
     }
 
     private <I, O> Output output(Tool<I, O> t, JsonNode payload, ToolContext context) throws Exception {

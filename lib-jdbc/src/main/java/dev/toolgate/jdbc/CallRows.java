@@ -28,7 +28,8 @@ final class CallRows {
     static final String COLUMNS = "id, tool_name, effect, principal, tenant_id, session_id, automation_id, transport, "
             + "status, mode, mode_source, arguments_hash, created_at, summary, payload_json, diff_json, token_digest, "
             + "expires_at, result_json, error, completed_at, duration_millis, applied_by, applied_at, outcome_due_at, "
-            + "decided_by, decision_reason, supersedes, superseded_by, execution_id, step_seq, reverts, reverted_by";
+            + "decided_by, decision_reason, supersedes, superseded_by, execution_id, step_seq, reverts, reverted_by, "
+            + "precondition, precondition_json";
 
     /** {@link #COLUMNS} one by one, in the same order. */
     private static final String[] COLUMN_NAMES = COLUMNS.split(", ");
@@ -53,7 +54,7 @@ final class CallRows {
                 + ":status, :mode, :mode_source, :arguments_hash, " + createdAt + ", :summary, :payload_json, :diff_json, "
                 + ":token_digest, " + expiresAt + ", :result_json, :error, " + completedAt + ", :duration_millis, :applied_by, "
                 + appliedAt + ", " + outcomeDueAt + ", :decided_by, :decision_reason, :supersedes, :superseded_by, "
-                + ":execution_id, :step_seq, :reverts, :reverted_by";
+                + ":execution_id, :step_seq, :reverts, :reverted_by, :precondition, :precondition_json";
     }
 
     /**
@@ -90,7 +91,8 @@ final class CallRows {
             r.transport(), r.status(), r.mode(), r.modeSource(), r.argumentsHash(), r.createdAt(), r.summary(),
             r.payloadJson(), r.diffJson(), r.tokenDigest(), r.expiresAt(), r.resultJson(), r.error(), r.completedAt(),
             r.durationMillis(), r.appliedBy(), r.appliedAt(), r.outcomeDueAt(), r.decidedBy(), r.decisionReason(),
-            r.supersedes(), r.supersededBy(), r.executionId(), r.stepSeq(), r.reverts(), r.revertedBy()};
+            r.supersedes(), r.supersededBy(), r.executionId(), r.stepSeq(), r.reverts(), r.revertedBy(), r.precondition(),
+            r.preconditionJson()};
     }
 
     /** Where the enum columns are among {@link #COLUMNS}, in the order of their fields in a {@link #shapeOf}. */
@@ -266,7 +268,9 @@ final class CallRows {
                 .string("execution_id", r.executionId())
                 .integerOrNull("step_seq", r.stepSeq())
                 .string("reverts", r.reverts())
-                .string("reverted_by", r.revertedBy());
+                .string("reverted_by", r.revertedBy())
+                .string("precondition", r.precondition())
+                .string("precondition_json", r.preconditionJson());
     }
 
     /** A principal's key, or null. */
@@ -324,6 +328,8 @@ final class CallRows {
                 rs.getString("execution_id"),
                 stepSeq,
                 rs.getString("reverts"),
-                rs.getString("reverted_by"));
+                rs.getString("reverted_by"),
+                rs.getString("precondition"),
+                rs.getString("precondition_json"));
     }
 }

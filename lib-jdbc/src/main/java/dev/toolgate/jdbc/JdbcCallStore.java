@@ -75,6 +75,8 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 final class JdbcCallStore implements CallStore {
 
     private static final String TABLE = CallRows.TABLE;
+    /** The unique index that lets one call of a precondition apply at a time (schema version 6). */
+    static final String APPLYING_STATE_INDEX = "toolgate_call_applying_state";
     private static final String SELECT = "SELECT " + CallRows.COLUMNS + " FROM " + TABLE;
     private static final Set<CallStatus> RECORDABLE = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
             CallStatus.DENIED);
@@ -426,7 +428,7 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public ClaimResult claim(String id, Claim claim, BudgetCharge charge) {
-        return claim(id, claim, charge, claimRow, rs -> CallRows.MAPPER.map(rs, null));
+        return claim(id, claim, charge, claimRow, rs -> CallRows.MAPPER.map(rs, null), true);
     }
 
     @Override
@@ -444,7 +446,7 @@ final class JdbcCallStore implements CallStore {
                 .outcomeDueAt(Db.instant(rs, 2))
                 .decidedBy(claim.decidedBy())
                 .decisionReason(claim.decisionReason())
-                .build());
+                .build(), proposal.precondition() != null);
     }
 
     /**
@@ -454,8 +456,27 @@ final class JdbcCallStore implements CallStore {
      * principal's lock first and admits at the claim's own time, so {@code appliedAt} is when the
      * budget counted it; a refused admission throws and rolls the claim back. A lost claim is then read.
      */
+    /**
+     * {@code mayConflict}: the proposal may have a precondition, so its claim may violate the index of
+     * applying preconditions. On H2 such a claim runs in a transaction even without a charge: a
+     * {@code SELECT ... FROM FINAL TABLE (UPDATE ...)} that fails on the index in autocommit mode leaves
+     * its update in place (seen with H2 2.x and the generated column the index is on); the rollback of a
+     * transaction does not.
+     */
     private ClaimResult claim(String id, Claim claim, BudgetCharge charge, PlainSql update,
-                              PlainSql.Reader<CallRecord> claimed) {
+                              PlainSql.Reader<CallRecord> claimed, boolean mayConflict) {
+        try {
+            return claimOnce(id, claim, charge, update, claimed, mayConflict && db.dialect() == Dialect.H2);
+        } catch (RuntimeException e) {
+            if (Db.violates(e, APPLYING_STATE_INDEX)) { // another call of the same precondition is applying
+                return new ClaimResult(ClaimResult.Status.CONFLICT, null);
+            }
+            throw e;
+        }
+    }
+
+    private ClaimResult claimOnce(String id, Claim claim, BudgetCharge charge, PlainSql update,
+                                  PlainSql.Reader<CallRecord> claimed, boolean inTransaction) {
         PlainSql.Binder binder = p -> p
                 .string("id", id)
                 .string("applied_by", claim.appliedBy().key())
@@ -463,18 +484,22 @@ final class JdbcCallStore implements CallStore {
                 .string("decision_reason", claim.decisionReason())
                 .number("outcome_us", Db.micros(claim.outcomeWithin()))
                 .timestamp("now", db.clockInstant());
-        if (charge == null) {
+        if (charge == null && !inTransaction) {
             return db.withConnection(c -> update.queryFirst(c, binder, claimed))
                     .map(record -> new ClaimResult(ClaimResult.Status.CLAIMED, record))
                     .orElseGet(() -> db.withHandle(h -> lostClaim(h, id)));
         }
         return db.inTransaction(h -> {
-            admissions.beforeClaim(h, charge);
+            if (charge != null) {
+                admissions.beforeClaim(h, charge);
+            }
             Optional<CallRecord> record = update.queryFirst(h.getConnection(), binder, claimed);
             if (record.isEmpty()) {
                 return lostClaim(h, id);
             }
-            admissions.admit(h, charge, record.get().appliedAt());
+            if (charge != null) {
+                admissions.admit(h, charge, record.get().appliedAt());
+            }
             return new ClaimResult(ClaimResult.Status.CLAIMED, record.get());
         });
     }

@@ -30,7 +30,7 @@ final class JdbcConversationStore implements ConversationStore {
         String decided = "token_digest IS NOT NULL AND reverts IS NULL AND ("
                 + "(status IN ('applied', 'failed') AND applied_at IS NOT NULL AND (decided_by IS NOT NULL"
                 + " OR decision_reason IS NULL OR decision_reason NOT IN (" + appliedInStep + ")))"
-                + " OR status IN ('rejected', 'superseded', 'expired')"
+                + " OR status IN ('rejected', 'superseded', 'expired', 'stale')"
                 + " OR (status = 'proposed' AND expires_at <= " + now + "))";
         String decidedAt = "CASE WHEN status = 'proposed' OR completed_at IS NULL THEN expires_at ELSE completed_at END";
         this.untold = "SELECT " + CallRows.COLUMNS + " FROM " + TABLE

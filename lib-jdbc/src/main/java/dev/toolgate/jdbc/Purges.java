@@ -56,7 +56,7 @@ final class Purges {
 
     private static final String FINISHED = "'executed', 'failed', 'invalid', 'denied', 'applied', 'interrupted'";
     private static final String FOR_UPDATE = " FOR UPDATE SKIP LOCKED";
-    private static final String CLOSED = "'rejected', 'expired', 'superseded'";
+    private static final String CLOSED = "'rejected', 'expired', 'superseded', 'stale'";
 
     private final Db db;
     private final PickedRows finishedCalls;

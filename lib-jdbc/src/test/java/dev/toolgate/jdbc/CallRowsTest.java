@@ -127,7 +127,7 @@ class CallRowsTest {
                 .mode(Mode.REQUIRE_APPROVAL).modeSource(ModeSource.INFERRED_DEFAULT).createdAt(null).expiresAt(null)
                 .completedAt(null).durationMillis(null).resultJson(null).error(null).appliedBy(null).appliedAt(null)
                 .outcomeDueAt(null).decidedBy(null).decisionReason(null).supersededBy(null).executionId(null)
-                .stepSeq(null).reverts(null).revertedBy(null).build();
+                .stepSeq(null).reverts(null).revertedBy(null).precondition(null).preconditionJson(null).build();
         String anywhere = shapes.anywhere(proposal).named();
         assertThat(anywhere).startsWith("INSERT INTO toolgate_call (id, tool_name, effect, principal, tenant_id, session_id,"
                 + " automation_id, transport, status, mode, mode_source, arguments_hash, created_at, summary, payload_json,"

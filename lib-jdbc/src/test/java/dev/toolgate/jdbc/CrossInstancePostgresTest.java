@@ -90,6 +90,46 @@ class CrossInstancePostgresTest {
     }
 
     /**
+     * Two operators approve, at the same moment on two instances (each with its own pool), two proposals
+     * made from the same state of one note (the application's data, shared by the instances): in every
+     * round exactly one runs and the other ends stale, and the note holds the one that ran.
+     */
+    @Test
+    void ofTwoProposalsOnOneObjectApprovedAtOnceOnTwoInstancesExactlyOneRunsAndTheOtherIsStale() throws Exception {
+        Notes shared = new Notes();
+        List<Hosts> two = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Hosts host = Hosts.on(stores.get(i), shared, b -> b);
+            hosts.add(host);
+            two.add(host);
+        }
+        CallContext writer = Hosts.ctx(Hosts.WRITER);
+        CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
+                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+        for (int round = 0; round < 20; round++) {
+            String note = "race" + round;
+            shared.put(note, "before");
+            List<Proposal> proposals = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                proposals.add((Proposal) two.get(i).gate().call(writer, "notes.edit",
+                        "{\"id\":\"" + note + "\",\"text\":\"by " + i + "\"}"));
+            }
+            List<dev.toolgate.gate.InboxResult> results = Together.run(2, i -> two.get(i).gate().approve(operator,
+                    proposals.get(1 - i).callId(), dev.toolgate.gate.Approval.once()));
+            List<dev.toolgate.gate.InboxResult> approved = results.stream()
+                    .filter(r -> r instanceof dev.toolgate.gate.InboxResult.Approved).toList();
+            assertThat(approved).as("round " + round + ": " + results).hasSize(1);
+            assertThat(results).as("round " + round).filteredOn(r -> r instanceof dev.toolgate.gate.InboxResult.Stale).hasSize(1);
+            String winner = approved.get(0).callId();
+            int by = proposals.get(0).callId().equals(winner) ? 0 : 1;
+            assertThat(shared.snapshot()).as("round " + round).containsEntry(note, "by " + by);
+            assertThat(two.get(0).gate().findCall(proposals.get(1 - by).callId()).orElseThrow().status())
+                    .isEqualTo(CallStatus.STALE);
+        }
+        assertThat(shared.mutations).as("one change a round").hasValue(20);
+    }
+
+    /**
      * Decisions made on some instances reach the conversation through others exactly once: each round,
      * proposals made on every instance are approved or declined on other instances, then every instance
      * takes the conversation's decisions at once (two threads each, each with its own pool).

@@ -26,7 +26,11 @@ record Hosts(Toolgate gate, Notes notes) implements AutoCloseable {
     }
 
     static Hosts on(ToolgateStore store, UnaryOperator<ToolgateBuilder> customize) {
-        Notes notes = new Notes();
+        return on(store, new Notes(), customize);
+    }
+
+    /** A host whose tools change {@code notes}: the application's data, shared by its instances. */
+    static Hosts on(ToolgateStore store, Notes notes, UnaryOperator<ToolgateBuilder> customize) {
         ToolgateBuilder builder = Toolgate.builder()
                 .discoverTools(false)
                 .discoverComponents(false)

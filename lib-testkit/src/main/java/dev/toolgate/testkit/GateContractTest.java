@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 public abstract class GateContractTest
         implements CallContract, ApplyContract, BudgetContract, AuditContract, PolicyContract, InboxContract,
         FailureContract, InDoubtContract, RetentionContract, SeparationOfDutiesContract, ExecutionContract,
-        PreviewContract, NoticeContract, ConversationContract {
+        PreviewContract, NoticeContract, ConversationContract, StaleContract {
 
     private Fixture fixture;
 

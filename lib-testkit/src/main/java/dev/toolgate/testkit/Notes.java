@@ -66,6 +66,11 @@ public final class Notes {
         return Map.copyOf(notes);
     }
 
+    /** Removes a note, as a change made outside the gate. */
+    public synchronized void remove(String id) {
+        notes.remove(id);
+    }
+
     public synchronized void put(String id, String text) {
         notes.put(id, text);
     }
@@ -134,7 +139,7 @@ public final class Notes {
                         throw new ToolValidationException("/id", "no note '" + in.id() + "'");
                     }
                     return Preview.<NoteEdit>of("Edit note " + in.id())
-                            .withDiff(Map.of("text", before), Map.of("text", in.text()));
+                            .withDiff(Map.of("id", in.id(), "text", before), Map.of("id", in.id(), "text", in.text()));
                 })
                 .execute((in, ctx) -> {
                     mutations.incrementAndGet();
@@ -228,7 +233,15 @@ public final class Notes {
         return Tool.builder("hold", NoteId.class).description("A mutation that waits for the test to release it")
                 .effect(Effect.MUTATE).requires(WRITE)
                 .timeout(Duration.ofSeconds(20))
-                .dryRun((in, ctx) -> Preview.of("Hold " + in.id()))
+                .dryRun((in, ctx) -> {
+                    String current;
+                    synchronized (this) {
+                        current = notes.get(in.id());
+                    }
+                    // an explicit precondition: the note as it is now
+                    return Preview.<NoteId>of("Hold " + in.id()).withPrecondition(Map.of("id", in.id(), "text",
+                            String.valueOf(current)));
+                })
                 .execute((in, ctx) -> {
                     mutations.incrementAndGet();
                     held.release();

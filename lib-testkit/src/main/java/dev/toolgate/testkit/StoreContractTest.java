@@ -114,6 +114,36 @@ public abstract class StoreContractTest {
         return result.record();
     }
 
+    @Test
+    void ofTwoProposalsMadeFromTheSameStateOneAppliesAtATime() {
+        String state = "f".repeat(64);
+        CallRecord first = calls.propose(proposal("s1").toBuilder().precondition(state).preconditionJson("{\"before\":{}}")
+                .build(), TTL, 100).record();
+        CallRecord second = calls.propose(proposal("s1").toBuilder().precondition(state).build(), TTL, 100).record();
+        CallRecord unrelated = calls.propose(proposal("s1").toBuilder().precondition("e".repeat(64)).build(), TTL, 100).record();
+        assertThat(calls.find(first.id()).orElseThrow().preconditionJson()).isEqualTo("{\"before\":{}}");
+
+        assertThat(calls.claim(first.id(), claimBy(ANN), null).status()).isEqualTo(ClaimResult.Status.CLAIMED);
+        assertThat(calls.claim(second.id(), claimBy(ANN), charge("ann", 10)).status()).isEqualTo(ClaimResult.Status.CONFLICT);
+        assertThat(calls.find(second.id()).orElseThrow().status()).as("a conflict changes nothing").isEqualTo(CallStatus.PROPOSED);
+        assertThat(calls.claim(unrelated.id(), claimBy(ANN), null).status()).isEqualTo(ClaimResult.Status.CLAIMED);
+
+        assertThat(calls.complete(first.id(), new Completion(CallStatus.APPLIED, "{}", null, 1L))).isTrue();
+        assertThat(calls.claim(second.id(), claimBy(ANN), null).status()).as("the first is done").isEqualTo(ClaimResult.Status.CLAIMED);
+        assertThat(calls.complete(second.id(), new Completion(CallStatus.STALE, null, "the note changed", null))).isTrue();
+        CallRecord stale = calls.find(second.id()).orElseThrow();
+        assertThat(stale.status()).isEqualTo(CallStatus.STALE);
+        assertThat(stale.error()).isEqualTo("the note changed");
+        assertThat(stale.completedAt()).isNotNull();
+
+        CallRecord third = calls.propose(proposal("s1").toBuilder().precondition(state).build(), TTL, 100).record();
+        assertThat(calls.close(third.id(), new Closure(CallStatus.STALE, OPS, "another change was applying", null))).isTrue();
+        assertThat(calls.find(third.id()).orElseThrow().status()).isEqualTo(CallStatus.STALE);
+        CallRecord fourth = calls.propose(proposal("s1").toBuilder().precondition(state).build(), TTL, 100).record();
+        assertThat(calls.claim(fourth.id(), claimBy(ANN), null).status()).as("a stale row holds nothing")
+                .isEqualTo(ClaimResult.Status.CLAIMED);
+    }
+
     private static Claim claimBy(PrincipalRef principal) {
         return new Claim(principal, null, null, OUTCOME_WITHIN);
     }

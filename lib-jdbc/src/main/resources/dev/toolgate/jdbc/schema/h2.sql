@@ -198,4 +198,18 @@ WHERE told_in IS NULL AND token_digest IS NOT NULL AND status <> 'proposed'
 -- A conversation's proposals not yet told are found through toolgate_call_session_time (H2 has no
 -- partial indexes).
 
+-- Version 6: what must still hold when a proposal runs. A dry-run that shows a diff from the object's
+-- current state (or declares a precondition) stores that state's fingerprint (SHA-256 hex of its canonical
+-- JSON) and the state itself, redacted and size-capped; apply checks it again just before it runs and
+-- ends a proposal whose state moved as 'stale'. Null for every other row.
+ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS precondition VARCHAR(64);
+ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS precondition_json CLOB;
+-- One call of a precondition applies at a time: a claim of a proposal made from the same state as one
+-- applying now fails on this index (the gate then ends it as stale). H2 has no partial indexes: the
+-- generated column holds the precondition only while the row is applying, and a unique index allows
+-- any number of NULLs.
+ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS applying_state VARCHAR(64)
+    GENERATED ALWAYS AS (CASE WHEN status = 'applying' THEN precondition END);
+CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_applying_state ON toolgate_call (applying_state);
+
 MERGE INTO toolgate_schema_version (version) KEY (version) VALUES (6);

@@ -279,4 +279,15 @@ WHERE told_in IS NULL AND token_digest IS NOT NULL AND status <> 'proposed'
 -- A conversation's proposals not yet told (pending ones too; they are few).
 CREATE INDEX IF NOT EXISTS toolgate_call_untold ON toolgate_call (session_id) WHERE told_in IS NULL AND token_digest IS NOT NULL;
 
+-- Version 6: what must still hold when a proposal runs. A dry-run that shows a diff from the object's
+-- current state (or declares a precondition) stores that state's fingerprint (SHA-256 hex of its canonical
+-- JSON) and the state itself, redacted and size-capped; apply checks it again just before it runs and
+-- ends a proposal whose state moved as 'stale'. Null for every other row.
+ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS precondition VARCHAR(64);
+ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS precondition_json TEXT;
+-- One call of a precondition applies at a time, across every instance: a claim of a proposal made from the
+-- same state as one applying now fails on this index (the gate then ends it as stale).
+CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_applying_state ON toolgate_call (precondition)
+    WHERE status = 'applying' AND precondition IS NOT NULL;
+
 INSERT INTO toolgate_schema_version (version) VALUES (6) ON CONFLICT (version) DO NOTHING;
