@@ -332,6 +332,31 @@ async function main() {
     const inc1After = await carol.call('incident.get', {id: 'INC-1'});
     check('the change really happened (INC-1 has the new title)', valuesOf(inc1After, 'title')[0] === newTitle, inc1After);
 
+    section('a stale preview: two changes of INC-1 from the same state, one approved first');
+    const rename = await carol.call('incident.update', {id: 'INC-1', title: `Orders API down ${stamp}`});
+    const raise = await carol.call('incident.update', {id: 'INC-1', status: 'MITIGATED'});
+    check('both changes are proposed', rename.status === 'awaiting_operator' && raise.status === 'awaiting_operator', [rename, raise]);
+    const cardRaise = card(pageA, raise.callId);
+    check('the second card is shown, not marked stale yet', await eventually(() => cardRaise.isVisible())
+      && (await cardRaise.getByTestId('card-stale').count()) === 0);
+    const renamed = await pageA.evaluate(async (url) => {
+      const csrf = (await (await fetch('api/session')).json()).csrf;
+      const r = await fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Toolgate-Csrf': csrf},
+        body: JSON.stringify({always: false, scope: null})});
+      return {status: r.status, body: await r.json()};
+    }, `api/inbox/${encodeURIComponent(rename.callId)}/approve`);
+    check('another operator approves the rename first', renamed.status === 200 && renamed.body.outcome === 'approved', renamed);
+    const staleMark = await eventually(async () => (await cardRaise.getByTestId('card-stale').isVisible())
+      && text(cardRaise.getByTestId('card-stale')), 10000);
+    check('before anyone clicks, the other card says its preview is out of date and what changed',
+      !!staleMark && staleMark.includes('/before/title') && staleMark.includes(`Orders API down ${stamp}`), staleMark);
+    await cardRaise.getByTestId('approve-once').click();
+    const staleStatus = await settledStatus(pageA, raise.callId);
+    check('approving it anyway says stale, nothing ran', !!staleStatus && staleStatus.startsWith('stale, nothing ran'), staleStatus);
+    const inc1Stale = await carol.call('incident.get', {id: 'INC-1'});
+    check('INC-1 holds the rename and not the stale change', valuesOf(inc1Stale, 'title')[0] === `Orders API down ${stamp}`
+      && valuesOf(inc1Stale, 'status')[0] !== 'MITIGATED', inc1Stale);
+
     section('deny the hostile proposal with a reason (keyboard)');
     await cardX.getByTestId('deny').focus();
     await pageA.keyboard.press('Enter');

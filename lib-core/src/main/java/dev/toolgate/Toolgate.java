@@ -10,6 +10,7 @@ import dev.toolgate.gate.Approval;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallPreview;
 import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.Freshness;
 import dev.toolgate.gate.GateSettings;
 import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
@@ -272,6 +273,11 @@ public final class Toolgate implements AutoCloseable {
     /** Pending proposals the viewer may see; see {@link ProposeApplyEngine#pending}. */
     public List<PendingProposal> pending(CallContext viewer, String sessionId) {
         return engine.pending(viewer, sessionId);
+    }
+
+    /** Whether a pending proposal's preview still holds; see {@link ProposeApplyEngine#freshness}. */
+    public Freshness freshness(CallContext viewer, String callId) {
+        return engine.freshness(viewer, callId);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.toolgate.gate.Approval;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.ForbiddenException;
+import dev.toolgate.gate.Freshness;
 import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.ProposeApplyException;
@@ -59,8 +60,10 @@ final class InboxApi {
         ArrayNode cards = Json.mapper().createArrayNode();
         StringBuilder fingerprint = new StringBuilder();
         for (PendingProposal p : pending) {
-            cards.add(Views.card(p));
-            fingerprint.append(p.callId()).append('|').append(p.expiresAt()).append('|').append(p.blockedReason()).append('\n');
+            Freshness freshness = freshness(operator, p.callId());
+            cards.add(Views.card(p, freshness));
+            fingerprint.append(p.callId()).append('|').append(p.expiresAt()).append('|').append(p.blockedReason())
+                    .append('|').append(freshness.stale() ? freshness.message() : "fresh").append('\n');
         }
         ArrayNode doubts = Json.mapper().createArrayNode();
         for (CallRecord r : inDoubt) {
@@ -77,6 +80,19 @@ final class InboxApi {
         body.set("cards", cards);
         body.set("inDoubt", doubts);
         return Responses.json(200, body, headers);
+    }
+
+    /**
+     * Whether a card's preview still holds: its tool's dry-run runs again (only for a proposal whose preview
+     * was made from a state); a check that fails (the store is down) shows the card as it was.
+     */
+    private Freshness freshness(CallContext operator, String callId) {
+        try {
+            return toolgate.freshness(operator, callId);
+        } catch (RuntimeException e) {
+            LOG.debug("Could not check whether proposal {} is still fresh: {}", callId, e.toString());
+            return Freshness.fresh(callId);
+        }
     }
 
     ConsoleResponse approve(Exchange exchange, String callId) {
@@ -109,6 +125,14 @@ final class InboxApi {
             logApproved(operator, callId, record, approval);
             return Responses.json(200, Json.object().put("outcome", "approved").put("callId", callId)
                     .put("status", approved.applied().status()));
+        }
+        if (result instanceof InboxResult.Stale stale) {
+            LOG.info("Operator {} approved {} of {} in the console; it was stale and did not run", operator.principal().id(),
+                    callId, record.toolName());
+            ObjectNode body = Json.object().put("outcome", "stale").put("callId", callId).put("status", "stale")
+                    .put("message", stale.message());
+            body.set("changes", dev.toolgate.json.FieldDiff.toJson(stale.changes()));
+            return Responses.json(200, body);
         }
         if (result instanceof InboxResult.Resumed resumed) {
             if (resumed.outcome().equals("not_paused")) {

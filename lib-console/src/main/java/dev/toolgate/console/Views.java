@@ -2,6 +2,7 @@ package dev.toolgate.console;
 
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
+import dev.toolgate.gate.Freshness;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.Json;
@@ -16,6 +17,17 @@ import tools.jackson.databind.node.ObjectNode;
 final class Views {
 
     private Views() {
+    }
+
+    /** A pending card, with whether its preview still holds ({@code stale}, {@code staleMessage}, {@code staleChanges}). */
+    static ObjectNode card(PendingProposal p, Freshness freshness) {
+        ObjectNode card = card(p);
+        card.put("stale", freshness.stale());
+        if (freshness.stale()) {
+            card.put("staleMessage", freshness.message());
+            card.set("staleChanges", dev.toolgate.json.FieldDiff.toJson(freshness.changes()));
+        }
+        return card;
     }
 
     static ObjectNode card(PendingProposal p) {

@@ -159,7 +159,8 @@ final class ConsoleFixture implements AutoCloseable {
                     Incident now = incidents.stream().filter(i -> i.id() == in.id()).findFirst()
                             .orElseThrow(() -> new ToolValidationException("/id", "no incident " + in.id()));
                     return Preview.<Change>of("Severity of #" + in.id() + ": " + now.severity() + " -> " + in.severity())
-                            .withDiff(Map.of("severity", now.severity()), Map.of("severity", in.severity()));
+                            .withDiff(Map.of("id", in.id(), "severity", now.severity()),
+                                    Map.of("id", in.id(), "severity", in.severity()));
                 })
                 .execute((Change in, ToolContext ctx) -> {
                     incidents.replaceAll(i -> i.id() == in.id() ? new Incident(i.id(), i.title(), in.severity()) : i);

@@ -69,6 +69,32 @@ class InboxApiTest {
     }
 
     @Test
+    void aCardWhoseObjectChangedSinceItsPreviewIsShownStaleAndApprovingItRunsNothing() {
+        String high = fx.propose(CAROL, "incident.escalate", "{\"id\":1,\"severity\":\"high\"}");
+        String critical = fx.propose(CAROL, "incident.escalate", "{\"id\":1,\"severity\":\"critical\"}");
+        ConsoleFixture.Client alice = fx.client().signedIn("alice");
+        JsonNode before = json(alice.get("/api/inbox"));
+        assertThat(card(before, critical).get("stale").asBoolean()).isFalse();
+        assertThat(json(alice.post("/api/inbox/" + high + "/approve", "{}")).get("outcome").asString()).isEqualTo("approved");
+
+        JsonNode inbox = json(alice.get("/api/inbox"));
+        JsonNode card = card(inbox, critical);
+        assertThat(card.get("stale").asBoolean()).as("shown before anyone clicks").isTrue();
+        assertThat(card.get("staleChanges").get(0).get("path").asString()).isEqualTo("/before/severity");
+        assertThat(card.get("staleChanges").get(0).get("before").asString()).isEqualTo("low");
+        assertThat(card.get("staleChanges").get(0).get("after").asString()).isEqualTo("high");
+        assertThat(inbox.get("version").asString()).isNotEqualTo(before.get("version").asString());
+
+        ConsoleResponse approved = alice.post("/api/inbox/" + critical + "/approve", "{}");
+        assertThat(approved.status()).isEqualTo(200);
+        JsonNode outcome = json(approved);
+        assertThat(outcome.get("outcome").asString()).isEqualTo("stale");
+        assertThat(outcome.get("message").asString()).contains("\"low\" -> \"high\"").contains("Propose again");
+        assertThat(fx.incidents).extracting(ConsoleFixture.Incident::severity).containsExactly("high");
+        assertThat(card(json(alice.get("/api/inbox")), critical)).as("out of the inbox").isNull();
+    }
+
+    @Test
     void aNonApproverGetsNoInboxAndCannotDecide() {
         String callId = fx.carolProposes("Disk full");
         ConsoleFixture.Client bob = fx.client().signedIn("bob");

@@ -165,6 +165,19 @@ final class Inbox {
                 .toList();
     }
 
+    Freshness freshness(CallContext viewer, String callId) {
+        Objects.requireNonNull(viewer, "viewer");
+        CallRecord record = steps.calls.find(callId).filter(r -> r.tokenDigest() != null
+                        && Objects.equals(r.tenantId(), viewer.tenantId())
+                        && (steps.approvers.isApprover(viewer.principal()) || r.principal().equals(PrincipalRef.of(viewer.principal()))))
+                .orElseThrow(() -> new UnknownProposalException("No proposal " + callId));
+        if (record.precondition() == null || !record.pendingAt(steps.calls.now())) {
+            return Freshness.fresh(record.id());
+        }
+        RegisteredTool tool = steps.tool(record.toolName());
+        return applies.preconditions.compare(record, tool, dev.toolgate.json.Json.parse(record.payloadJson()), viewer);
+    }
+
     List<CallRecord> interrupted(CallContext viewer) {
         steps.approvers.require(viewer);
         return steps.calls.query(CallQuery.latest(MAX_INBOX).status(CallStatus.INTERRUPTED).tenant(viewer.tenantId()))

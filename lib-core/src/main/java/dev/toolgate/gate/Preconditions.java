@@ -55,11 +55,26 @@ final class Preconditions {
      * @throws StaleProposalException if the precondition no longer holds; nothing ran
      */
     void check(CallRecord claimed, RegisteredTool tool, JsonNode payload, CallContext executor, long start) {
-        if (claimed.precondition() == null || !tool.tool().hasDryRun()) {
+        Freshness now = compare(claimed, tool, payload, executor);
+        if (!now.stale()) {
             return;
         }
-        ToolContext again = new ToolContext(claimed.id(), executor.principal(), claimed.tenantId(), claimed.sessionId(),
-                claimed.automationId(), executor.transport(), ToolContext.Phase.DRY_RUN);
+        PrincipalRef actor = PrincipalRef.of(executor.principal());
+        steps.calls.complete(claimed.id(), new Completion(CallStatus.STALE, null, now.message(), null));
+        steps.events.publishDecision(claimed, CallStatus.STALE, actor, start, claimed.createdAt());
+        throw StaleProposalException.preconditionChanged(now.message(), now.changes());
+    }
+
+    /**
+     * Whether a proposal's precondition still holds now, as {@code viewer} would check it: its tool's
+     * dry-run runs on the stored payload; nothing changes. A proposal without a precondition is fresh.
+     */
+    Freshness compare(CallRecord proposal, RegisteredTool tool, JsonNode payload, CallContext viewer) {
+        if (proposal.precondition() == null || !tool.tool().hasDryRun()) {
+            return Freshness.fresh(proposal.id());
+        }
+        ToolContext again = new ToolContext(proposal.id(), viewer.principal(), proposal.tenantId(), proposal.sessionId(),
+                proposal.automationId(), viewer.transport(), ToolContext.Phase.DRY_RUN);
         JsonNode now;
         String refused = null;
         try {
@@ -72,19 +87,15 @@ final class Preconditions {
             now = null;
             refused = steps.failureMessage(tool.name(), e);
         }
-        if (now != null && CanonicalJson.sha256Hex(now).equals(claimed.precondition())) {
-            return;
+        if (now != null && CanonicalJson.sha256Hex(now).equals(proposal.precondition())) {
+            return Freshness.fresh(proposal.id());
         }
-        List<FieldChange> changes = now == null || claimed.preconditionJson() == null ? List.of()
-                : FieldDiff.between(Json.parse(claimed.preconditionJson()), steps.hygiene.result(now).value());
+        List<FieldChange> changes = now == null || proposal.preconditionJson() == null ? List.of()
+                : FieldDiff.between(Json.parse(proposal.preconditionJson()), steps.hygiene.result(now).value());
         String what = refused != null ? "its tool now refuses the stored payload (" + refused + ")"
                 : changes.isEmpty() ? "the state it was made from changed" : "changed since: " + describe(changes);
-        String message = "Proposal " + claimed.id() + " (" + claimed.toolName() + ") is stale: " + what
-                + "; nothing ran. Propose again from the current state";
-        PrincipalRef actor = PrincipalRef.of(executor.principal());
-        steps.calls.complete(claimed.id(), new Completion(CallStatus.STALE, null, message, null));
-        steps.events.publishDecision(claimed, CallStatus.STALE, actor, start, claimed.createdAt());
-        throw StaleProposalException.preconditionChanged(message, changes);
+        return new Freshness(proposal.id(), true, "Proposal " + proposal.id() + " (" + proposal.toolName() + ") is stale: "
+                + what + "; nothing ran. Propose again from the current state", changes);
     }
 
     /**

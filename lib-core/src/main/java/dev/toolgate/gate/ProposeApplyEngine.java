@@ -141,6 +141,17 @@ public interface ProposeApplyEngine extends AutoCloseable {
     List<PendingProposal> pending(CallContext viewer, String sessionId);
 
     /**
+     * Whether the pending proposal {@code callId}'s preview still holds (see {@link Freshness}), for a
+     * viewer who may see it in {@link #pending}: its tool's dry-run runs again on the stored payload and
+     * nothing changes. An engine that checks no preconditions answers fresh.
+     *
+     * @throws UnknownProposalException if there is no such pending proposal for this viewer
+     */
+    default Freshness freshness(CallContext viewer, String callId) {
+        return Freshness.fresh(callId);
+    }
+
+    /**
      * Calls whose outcome never arrived (the instance applying them stopped): in doubt, never re-run.
      * For an operator of the viewer's tenant; newest first.
      *

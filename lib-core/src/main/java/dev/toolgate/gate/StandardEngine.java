@@ -101,6 +101,11 @@ final class StandardEngine implements ProposeApplyEngine {
     }
 
     @Override
+    public Freshness freshness(CallContext viewer, String callId) {
+        return inbox.freshness(viewer, callId);
+    }
+
+    @Override
     public List<CallRecord> interrupted(CallContext operator) {
         return inbox.interrupted(operator);
     }

@@ -83,7 +83,17 @@ public interface StaleContract extends ContractCase {
         fx().notes.put("n0", "old");
         Proposal rename = edit(gate, "renamed");
         Proposal other = edit(gate, "other");
+        assertThat(gate.freshness(operator(), other.callId()).stale()).isFalse();
         assertThat(gate.approve(operator(), rename.callId(), Approval.once())).isInstanceOf(InboxResult.Approved.class);
+        // the card shows it before anyone clicks, and looking changes nothing
+        var freshness = gate.freshness(operator(), other.callId());
+        assertThat(freshness.stale()).isTrue();
+        assertThat(freshness.changes()).singleElement().satisfies(c -> assertThat(c.after().asString()).isEqualTo("renamed"));
+        assertThat(gate.freshness(writer(), other.callId()).stale()).as("the proposer sees it too").isTrue();
+        assertThat(record(other.callId()).status()).isEqualTo(CallStatus.PROPOSED);
+        assertThatThrownBy(() -> gate.freshness(fx().ctx(fx().reader), other.callId()))
+                .isInstanceOf(dev.toolgate.gate.UnknownProposalException.class);
+        assertThat(gate.freshness(operator(), rename.callId()).stale()).as("decided: nothing to check").isFalse();
 
         InboxResult result = gate.approve(operator(), other.callId(), Approval.once());
 

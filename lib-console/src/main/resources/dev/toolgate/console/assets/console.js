@@ -469,6 +469,14 @@
       el('dt', {text: label}), el('dd', {text: value, testid}));
   }
 
+  /** What changed since a preview, in a line: "/before/title: "a" → "b"". */
+  function staleText(changes, message) {
+    if (!Array.isArray(changes) || !changes.length) return (message || 'the object changed since.');
+    return 'changed since: ' + changes.slice(0, 5).map((c) => `${c.path || '(the state)'}: `
+      + `${c.before === undefined ? '—' : JSON.stringify(c.before)} → ${c.after === undefined ? '—' : JSON.stringify(c.after)}`)
+      .join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '') + '.';
+  }
+
   function buildCard(card) {
     const entry = {el: null, busy: false, done: false};
     const id = card.callId;
@@ -484,6 +492,12 @@
     root.append(head);
     root.append(el('p', {class: 'card-summary', testid: 'card-summary', text: card.summary || '(no summary)'}));
 
+    if (card.stale) {
+      root.classList.add('card-stale');
+      root.append(el('p', {class: 'stale', testid: 'card-stale', attrs: {role: 'status'},
+        text: 'Preview out of date: ' + staleText(card.staleChanges, card.staleMessage)
+          + ' Approving runs nothing; propose again from the current state.'}));
+    }
     const diff = Array.isArray(card.diff) ? card.diff : [];
     if (diff.length) root.append(diffTable(diff));
     else root.append(el('p', {class: 'muted small', testid: 'card-diff-none', text: 'No field-level diff for this change.'}));
@@ -541,6 +555,7 @@
         const r = await api('POST', `api/inbox/${encodeURIComponent(id)}/${action}`, body);
         const d = r.data || {};
         if (d.outcome === 'failed') finish(`approved, but the tool failed: ${d.message || d.status || 'see the audit'}`, 'error');
+        else if (d.outcome === 'stale') finish(`stale, nothing ran: ${staleText(d.changes, d.message)} Propose again from the current state.`, 'warn');
         else finish(successText(d), 'ok');
       } catch (e) {
         if (e.status === 409 || e.code === 'already_decided') {
