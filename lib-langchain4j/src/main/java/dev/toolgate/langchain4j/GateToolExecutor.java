@@ -13,6 +13,7 @@ import dev.toolgate.gate.DuplicateCallException;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.StaleProposalException;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.gate.Turn;
 import dev.toolgate.gate.UnknownToolException;
@@ -99,6 +100,8 @@ final class GateToolExecutor implements ToolExecutor {
             return ToolOutcomes.validation(e, toolName);
         } catch (DuplicateCallException e) {
             return ToolOutcomes.duplicate(toolName);
+        } catch (StaleProposalException e) {
+            return e.preconditionChanged() ? ToolOutcomes.stale(e, toolName) : ToolOutcomes.gate(e);
         } catch (ProposeApplyException e) {
             return ToolOutcomes.gate(e);
         } catch (ToolExecutionException e) {

@@ -7,6 +7,7 @@ import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.StaleProposalException;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.json.Json;
 import dev.toolgate.tool.ToolValidationException;
@@ -122,6 +123,18 @@ final class ToolOutcomes {
         ArrayNode missing = json.putArray("missingRules");
         e.missingRules().stream().sorted().forEach(missing::add);
         json.put("message", e.getMessage());
+        return new Outcome(json, true);
+    }
+
+    /** A change policy applied at once found its object changed under it (another change was applying). */
+    static Outcome stale(StaleProposalException e, String toolName) {
+        ObjectNode json = Json.object();
+        json.put("status", "stale");
+        json.put("kind", "stale");
+        json.put("toolName", toolName);
+        json.set("changes", dev.toolgate.json.FieldDiff.toJson(e.changes()));
+        json.put("message", e.getMessage() + ". Tell the user nothing was changed; read the current state before proposing "
+                + "again.");
         return new Outcome(json, true);
     }
 

@@ -9,6 +9,7 @@ import dev.toolgate.gate.DuplicateCallException;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.StaleProposalException;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.gate.Turn;
 import dev.toolgate.gate.UnknownToolException;
@@ -110,6 +111,8 @@ final class GatedToolCallback implements ToolCallback {
             return ModelReplies.feedback((e.toolName() == null ? e.forTool(qualifiedName) : e).feedback());
         } catch (DuplicateCallException e) {
             return ModelReplies.duplicate(chatName);
+        } catch (StaleProposalException e) {
+            return e.preconditionChanged() ? ModelReplies.stale(e, chatName) : ModelReplies.gateError(e);
         } catch (ProposeApplyException e) {
             return ModelReplies.gateError(e);
         } catch (ToolExecutionException e) {

@@ -7,6 +7,7 @@ import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.gate.StaleProposalException;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.json.FieldDiff;
 import dev.toolgate.json.Json;
@@ -92,6 +93,17 @@ final class ModelReplies {
         json.put("status", "unknown_tool");
         json.put("tool", shown);
         json.put("message", "No tool named " + shown + " is available; nothing ran.");
+        return Json.write(json);
+    }
+
+    /** A change policy applied at once found its object changed under it (another change was applying). */
+    static String stale(StaleProposalException e, String chatName) {
+        ObjectNode json = Json.object();
+        json.put("status", "stale");
+        json.put("tool", chatName);
+        json.set("changes", FieldDiff.toJson(e.changes()));
+        json.put("message", e.getMessage() + ". Tell the user nothing was changed; read the current state before proposing "
+                + "again.");
         return Json.write(json);
     }
 

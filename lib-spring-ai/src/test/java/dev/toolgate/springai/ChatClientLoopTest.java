@@ -156,7 +156,7 @@ class ChatClientLoopTest {
         current.set(writer);
         ScriptedChatModel second = ScriptedChatModel.calling();
         ask(second, tools);
-        assertThat(second.offered().get(0)).containsExactly("incident__create", "incident__list");
+        assertThat(second.offered().get(0)).containsExactly("incident__create", "incident__list", "incident__retitle");
     }
 
     @Test

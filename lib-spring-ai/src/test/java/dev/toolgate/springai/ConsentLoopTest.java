@@ -122,7 +122,8 @@ class ConsentLoopTest {
 
         // turn 1: six calls in one response
         ask(chat, "open an incident for the database and list the high ones");
-        assertThat(model.offered().get(0)).as("the hidden tool is not offered").containsExactly("incident__create", "incident__list");
+        assertThat(model.offered().get(0)).as("the hidden tool is not offered")
+                .containsExactly("incident__create", "incident__list", "incident__retitle");
         List<ToolResponseMessage.ToolResponse> answers = responsesIn(model, 1);
         assertThat(answers).extracting(ToolResponseMessage.ToolResponse::id)
                 .containsExactly("call_0_0", "call_0_1", "call_0_2", "call_0_3", "call_0_4", "call_0_5");
@@ -186,6 +187,35 @@ class ConsentLoopTest {
         assertThat(incidents.byId).hasSize(1);
         assertThat(incidents.executions).as("the approved mutation ran once").hasValue(1);
         assertThat(everything(model)).as("no token ever reaches the model").doesNotContain("propose:");
+    }
+
+    @Test
+    void aProposalThatWentStaleBeforeItsApprovalIsToldAsStaleWithWhatChanged() {
+        Toolgate gate = gate(incidents, t -> t);
+        incidents.byId.put("INC-1", new Incidents.Incident("INC-1", "disk full", "high"));
+        ToolgateToolCallbacks tools = ToolgateToolCallbacks.builder(gate).principal(() -> ana).build();
+        ScriptedChatModel model = ScriptedChatModel.sending(
+                List.of(call("incident__retitle", "{\"id\":\"INC-1\",\"title\":\"disk full on db-1\"}"),
+                        call("incident__retitle", "{\"id\":\"INC-1\",\"title\":\"db-1 out of space\"}")),
+                ScriptedChatModel.ANSWER, ScriptedChatModel.ANSWER);
+        ChatClient chat = ChatClient.builder(model).defaultAdvisors(tools.advisor()).build();
+        ask(chat, "give INC-1 a better title");
+        List<ToolResponseMessage.ToolResponse> answers = responsesIn(model, 1);
+        String first = json(answers.get(0)).path("proposalId").asString();
+        String second = json(answers.get(1)).path("proposalId").asString();
+
+        gate.approve(CallContext.of(operator), first, Approval.once());
+        assertThat(gate.approve(CallContext.of(operator), second, Approval.once()))
+                .isInstanceOf(dev.toolgate.gate.InboxResult.Stale.class);
+
+        ask(chat, "which one did you keep?");
+        List<JsonNode> notes = notesIn(userText(model, 2));
+        assertThat(notes).extracting(n -> n.path("decision").asString()).containsExactly("applied", "stale");
+        assertThat(notes.get(1).path("reason").asString()).contains("/before/title")
+                .contains("\"disk full\" -> \"disk full on db-1\"");
+        assertThat(notes.get(1).path("next").asString()).contains("propose it again from the current state");
+        assertThat(incidents.byId.get("INC-1").title()).isEqualTo("disk full on db-1");
+        assertThat(incidents.executions).hasValue(1);
     }
 
     @Test
@@ -267,7 +297,7 @@ class ConsentLoopTest {
 
         chat.prompt("time?").toolCallbacks(clock).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, CONVERSATION)).call().content();
 
-        assertThat(model.offered().get(0)).containsExactly("clock", "incident__create", "incident__list");
+        assertThat(model.offered().get(0)).containsExactly("clock", "incident__create", "incident__list", "incident__retitle");
         List<ToolResponseMessage.ToolResponse> answers = responsesIn(model, 1);
         assertThat(answers.get(0).responseData()).doesNotContain("hunter2");
         assertThat(json(answers.get(1)).path("status").asString()).isEqualTo("executed");

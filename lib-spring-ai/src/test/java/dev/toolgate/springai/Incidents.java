@@ -24,6 +24,9 @@ final class Incidents {
     record Query(String severity) {
     }
 
+    record Retitle(String id, String title) {
+    }
+
     final Map<String, Incident> byId = new ConcurrentHashMap<>();
     final AtomicInteger executions = new AtomicInteger();
     final AtomicInteger reads = new AtomicInteger();
@@ -65,6 +68,23 @@ final class Incidents {
                     return Map.of("deleted", true);
                 })
                 .build();
-        return List.of(list, create, purge);
+        Tool<?, ?> retitle = Tool.builder("retitle", Retitle.class)
+                .description("Renames an incident")
+                .effect(Effect.MUTATE)
+                .requires(WRITE)
+                .dryRun((Retitle in, dev.toolgate.tool.ToolContext c) -> {
+                    Incident now = byId.get(in.id());
+                    if (now == null) {
+                        throw new dev.toolgate.tool.ToolValidationException("/id", "no incident " + in.id());
+                    }
+                    return Preview.<Retitle>of("Rename " + in.id() + " to '" + in.title() + "'")
+                            .withDiff(now, new Incident(now.id(), in.title(), now.severity()));
+                })
+                .execute((Retitle in, dev.toolgate.tool.ToolContext c) -> {
+                    executions.incrementAndGet();
+                    return byId.computeIfPresent(in.id(), (k, i) -> new Incident(i.id(), in.title(), i.severity()));
+                })
+                .build();
+        return List.of(list, create, purge, retitle);
     }
 }

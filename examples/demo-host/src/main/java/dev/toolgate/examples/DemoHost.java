@@ -22,6 +22,7 @@ import dev.toolgate.gate.Approval;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.Executed;
+import dev.toolgate.gate.Freshness;
 import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
@@ -202,6 +203,9 @@ public final class DemoHost {
         Proposal update = (Proposal) gate.call(as(DemoPrincipals.CAROL), "incident.update",
                 "{\"id\":\"" + incident + "\",\"severity\":\"CRITICAL\",\"status\":\"MITIGATED\"}");
         card(update.summary(), update.diff());
+        Proposal rename = (Proposal) gate.call(as(DemoPrincipals.CAROL), "incident.update",
+                "{\"id\":\"" + incident + "\",\"title\":\"Orders API degraded\"}");
+        out.println("carol's model also proposes a rename of the same incident, from the same state.");
 
         out.println("alice's inbox (she holds the approver rule):");
         for (PendingProposal pending : gate.pending(as(DemoPrincipals.ALICE), session)) {
@@ -211,6 +215,10 @@ public final class DemoHost {
         out.println("alice approves once -> " + Json.write(((InboxResult.Approved) decision).applied().result()));
         out.println("alice approves it again -> " + ((InboxResult.NotPending) gate.approve(as(DemoPrincipals.ALICE),
                 update.callId(), Approval.once())).message());
+        Freshness rest = gate.freshness(as(DemoPrincipals.ALICE), rename.callId());
+        out.println("the rename's card is now out of date (" + rest.changes().size() + " field(s) changed since its preview)");
+        out.println("alice approves the rename anyway -> nothing runs: "
+                + ((InboxResult.Stale) gate.approve(as(DemoPrincipals.ALICE), rename.callId(), Approval.once())).message());
     }
 
     private void autoMode() {
