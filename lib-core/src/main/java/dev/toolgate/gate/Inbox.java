@@ -10,6 +10,7 @@ import dev.toolgate.policy.ModeOverride;
 import dev.toolgate.policy.OverrideScope;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.policy.ToolReview;
+import dev.toolgate.json.Json;
 import dev.toolgate.spi.CallStore.Claim;
 import dev.toolgate.spi.CallStore.ClaimResult;
 import dev.toolgate.spi.CallStore.Closure;
@@ -175,7 +176,7 @@ final class Inbox {
             return Freshness.fresh(record.id());
         }
         RegisteredTool tool = steps.tool(record.toolName());
-        return applies.preconditions.compare(record, tool, dev.toolgate.json.Json.parse(record.payloadJson()), viewer);
+        return applies.preconditions.compare(record, tool, Json.parse(record.payloadJson()), viewer);
     }
 
     List<CallRecord> interrupted(CallContext viewer) {

@@ -1,9 +1,5 @@
 package dev.toolgate.jdbc;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Locale;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -46,15 +42,8 @@ public final class PostgresDatabase {
 
     /** A URL whose connections use the schema {@code name}, dropped and created empty now. */
     public static String freshSchema(String name) {
-        String schema = "tg_" + name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
-        String base = url();
-        try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            s.execute("CREATE SCHEMA " + schema);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot create schema " + schema + ": " + e.getMessage(), e);
-        }
-        return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        return dev.toolgate.testkit.TestPostgres.emptySchema(url(),
+                "tg_" + name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_"));
     }
 
     private static void locate() {

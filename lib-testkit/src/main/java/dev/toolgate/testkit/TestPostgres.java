@@ -34,7 +34,18 @@ public final class TestPostgres {
             }
             Assumptions.abort(URL_VARIABLE + " is not set");
         }
-        String schema = "tg_" + name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_") + "_" + ProcessHandle.current().pid();
+        return emptySchema(base, "tg_" + name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_") + "_"
+                + ProcessHandle.current().pid());
+    }
+
+    /**
+     * A URL on the server at {@code base} whose connections use {@code schema} (lower-case letters, digits
+     * and {@code _}), dropped and created empty now.
+     */
+    public static String emptySchema(String base, String schema) {
+        if (!schema.matches("[a-z0-9_]{1,63}")) {
+            throw new IllegalArgumentException("a test schema name is 1-63 of a-z0-9_, got '" + schema + "'");
+        }
         try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             s.execute("CREATE SCHEMA " + schema);
