@@ -174,7 +174,7 @@ final class McpClientChannel implements ClientChannel, AutoCloseable {
         }
         Map<String, Object> schema = Json.mapper().convertValue(requestedSchema, MAP);
         McpSchema.ElicitResult answer = await("elicitation",
-                exchange.createElicitation(new ToolBridge.FormElicitation(message, schema)));
+                exchange.createElicitation(new ClientConsent.FormElicitation(message, schema)));
         Elicitation.Action action = switch (answer.action()) {
             case ACCEPT -> Elicitation.Action.ACCEPT;
             case DECLINE -> Elicitation.Action.DECLINE;

@@ -256,7 +256,7 @@ public final class McpHttpBuilder extends McpServerBuilder<McpHttpBuilder> {
                 requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
                 maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive, allowedHosts, resourceMetadata, replayEvents,
                 replayBytes, pollAfter, retry));
-        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames);
+        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames, clientConsent());
         CatalogDispatch catalogDispatch = catalogDispatch();
         transport.serveCatalog(catalogDispatch);
         McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);

@@ -1,6 +1,7 @@
 package dev.toolgate.mcp;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.gate.Consent;
 import dev.toolgate.policy.PermissionMode;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpAsyncServer;
@@ -25,6 +26,8 @@ public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
     String instructions;
     Duration requestTimeout = Duration.ofMinutes(5);
     McpCatalog catalog;
+    Consent consent = Consent.USER;
+    boolean destructiveWithoutElicitation;
 
     McpServerBuilder(Toolgate toolgate) {
         this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
@@ -42,6 +45,42 @@ public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
     public B permissionMode(PermissionMode mode) {
         this.permissionMode = Objects.requireNonNull(mode, "mode");
         return self();
+    }
+
+    /**
+     * Who consents to a change made over this server. {@link Consent#USER} (the default) keeps the token
+     * as the consent gate: the client receives each proposal's token (status {@code awaiting_user}) and
+     * applies it through the apply tool after its user agreed, and approves or rejects a paused run's
+     * step through {@code toolgate.approve} / {@code toolgate.reject}; so the guarantee is only as good
+     * as the client's own confirmation. {@link Consent#OPERATOR}: the client never receives a token and
+     * is offered no apply, approve, reject or rollback tool; every proposal and paused step waits for an
+     * operator in the inbox or the console (status {@code awaiting_operator}). OPERATOR cannot be
+     * combined with the AUTO permission mode ({@code start()} throws).
+     */
+    public B consent(Consent consent) {
+        this.consent = Objects.requireNonNull(consent, "consent");
+        return self();
+    }
+
+    /**
+     * With {@link Consent#USER}: whether a client that cannot elicit (ask its user to confirm) may apply
+     * a DESTRUCTIVE change, or approve a DESTRUCTIVE step of a run, on the tool call alone. Default
+     * false: such a change is answered {@code not_applied} (code {@code confirmation_unavailable}) and
+     * stays pending for an operator or a client that can confirm. Allow it only for clients whose own
+     * interface asks the user before every tool call.
+     */
+    public B allowDestructiveWithoutElicitation(boolean allow) {
+        this.destructiveWithoutElicitation = allow;
+        return self();
+    }
+
+    /** The consent rules of one server. */
+    ClientConsent clientConsent() {
+        if (consent == Consent.OPERATOR && permissionMode == PermissionMode.AUTO) {
+            throw new IllegalStateException("consent(OPERATOR) with permissionMode(AUTO): AUTO applies mutations without "
+                    + "anyone's consent, OPERATOR promises an operator decides each one; choose one");
+        }
+        return new ClientConsent(consent, destructiveWithoutElicitation, applyName());
     }
 
     /** The apply tool's name (default {@value ToolgateMcpServer#APPLY_TOOL}); 1-64 characters of {@code A-Za-z0-9_.-}. */
@@ -137,9 +176,17 @@ public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
     }
 
     String instructionsOrDefault() {
-        return instructions != null ? instructions
-                : "Tools that only read run directly. Tools that change something never run directly: they return a "
-                + "proposal with status awaiting_operator, a summary, a diff and a token. Show the user the summary and "
+        if (instructions != null) {
+            return instructions;
+        }
+        if (consent == Consent.OPERATOR) {
+            return "Tools that only read run directly. Tools that change something never run directly: they return a "
+                    + "proposal with status awaiting_operator, a summary and a diff. An operator approves or rejects it "
+                    + "outside this conversation; tell the user what will change and that it awaits an operator. Do not "
+                    + "propose the same change again. Results with isError true explain what to fix.";
+        }
+        return "Tools that only read run directly. Tools that change something never run directly: they return a "
+                + "proposal with status awaiting_user, a summary, a diff and a token. Show the user the summary and "
                 + "diff; only after they agree, call " + applyName() + " with the token. Results with isError true "
                 + "explain what to fix.";
     }

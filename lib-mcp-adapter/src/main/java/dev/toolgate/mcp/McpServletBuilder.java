@@ -134,7 +134,7 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
                 .sessionSweepInterval(sessionIdleTimeout) // the SDK forgets sessions the guard ended
                 .build();
         ServletSessions sessions = new ServletSessions(maxSessionsPerPrincipal, maxSessions, sessionIdleTimeout);
-        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames);
+        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames, clientConsent());
         CatalogDispatch catalogDispatch = catalogDispatch();
         McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
         bridge.attach(server);

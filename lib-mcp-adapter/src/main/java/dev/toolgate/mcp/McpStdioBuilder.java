@@ -72,7 +72,7 @@ public final class McpStdioBuilder extends McpServerBuilder<McpStdioBuilder> {
         StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
         StdioSerialSends transport = new StdioSerialSends(
                 new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
-        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, principal, requestTimeout, toolNames);
+        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, principal, requestTimeout, toolNames, clientConsent());
         CatalogDispatch catalogDispatch = catalogDispatch();
         if (catalogDispatch != null) { // before the SDK's transport starts reading
             guarded.route(catalogDispatch.stdioRoute(principal, transport, mapper));

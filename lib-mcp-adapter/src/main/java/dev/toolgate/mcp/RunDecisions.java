@@ -1,6 +1,7 @@
 package dev.toolgate.mcp;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.execution.ExecutionOutcome;
 import dev.toolgate.execution.Executions;
 import dev.toolgate.execution.PendingAction;
 import dev.toolgate.execution.RollbackResult;
@@ -42,8 +43,11 @@ final class RunDecisions {
     private final Toolgate toolgate;
     private final Executions executions;
 
-    RunDecisions(Toolgate toolgate, Executions executions) {
+    private final java.util.function.Function<ExecutionOutcome, CallToolResult> outcomes;
+
+    RunDecisions(Toolgate toolgate, Executions executions, java.util.function.Function<ExecutionOutcome, CallToolResult> outcomes) {
         this.toolgate = toolgate;
+        this.outcomes = outcomes;
         this.executions = executions;
     }
 
@@ -90,7 +94,7 @@ final class RunDecisions {
                 return refusal;
             }
         }
-        return RunTools.result(executions.approve(context, args.executionId, args.seq));
+        return outcomes.apply(executions.approve(context, args.executionId, args.seq));
     }
 
     private CallToolResult reject(CallContext context, Map<String, Object> arguments) {

@@ -41,9 +41,11 @@ final class RunTools {
     private final Toolgate toolgate;
     private final Executions executions;
     private final RunDecisions decisions;
+    private final ClientConsent consent;
 
-    RunTools(Toolgate toolgate) {
+    RunTools(Toolgate toolgate, ClientConsent consent) {
         this.toolgate = toolgate;
+        this.consent = consent;
         Executions found;
         try {
             found = toolgate.executions();
@@ -51,7 +53,7 @@ final class RunTools {
             found = null;
         }
         this.executions = found;
-        this.decisions = found == null ? null : new RunDecisions(toolgate, found);
+        this.decisions = found == null ? null : new RunDecisions(toolgate, found, this::result);
     }
 
     /** The program tools and the decision tools, or none when no program is registered. */
@@ -74,7 +76,9 @@ final class RunTools {
                             .idempotentHint(false).openWorldHint(false).build())
                     .build());
         }
-        tools.putAll(decisions.tools());
+        if (consent.clientDecides()) {
+            tools.putAll(decisions.tools());
+        }
         return tools;
     }
 
@@ -85,8 +89,13 @@ final class RunTools {
 
     /** True if {@code name} is one of these tools. */
     boolean handles(String name) {
-        return executions != null && !executions.programs().isEmpty() && (isDecision(name)
+        return executions != null && !executions.programs().isEmpty() && ((isDecision(name) && consent.clientDecides())
                 || (name.startsWith(PREFIX) && served().contains(name.substring(PREFIX.length()))));
+    }
+
+    /** True if the registered tool {@code toolName} fronts a program of the same name: its call starts a run. */
+    boolean startsRuns(String toolName) {
+        return executions != null && executions.programs().contains(toolName);
     }
 
     /** True if {@code name} is a decision tool: listed, like the apply tool, only to who may mutate. */
@@ -105,15 +114,9 @@ final class RunTools {
         return result(outcome);
     }
 
-    /** A run's outcome as a tool result; a paused run says how to go on. */
-    static CallToolResult result(ExecutionOutcome outcome) {
-        ObjectNode json = outcome.toJson();
-        if (outcome instanceof ExecutionOutcome.Paused) {
-            json.put("approveTool", RunDecisions.APPROVE);
-            json.put("next", "The run is paused; nothing of the pending step has happened. Show the user its summary; "
-                    + "only after they agree, call " + RunDecisions.APPROVE + " with the executionId and the step's seq "
-                    + "(or " + RunDecisions.REJECT + " if they do not).");
-        }
+    /** A run's outcome as a tool result; a paused one says who must act and how. */
+    CallToolResult result(ExecutionOutcome outcome) {
+        ObjectNode json = consent.outcome(outcome);
         boolean error = outcome instanceof ExecutionOutcome.Failed || outcome instanceof ExecutionOutcome.NotPaused;
         return CallToolResult.builder()
                 .structuredContent(Json.mapper().convertValue(json, Map.class))

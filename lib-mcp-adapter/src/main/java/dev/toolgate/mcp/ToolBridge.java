@@ -1,10 +1,5 @@
 package dev.toolgate.mcp;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
@@ -38,7 +33,6 @@ import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,6 +98,7 @@ final class ToolBridge {
     });
     private final Object syncLock = new Object();
     private final RunTools runTools;
+    private final ClientConsent consent;
     private final ToolNaming naming;
     private Map<String, McpSchema.Tool> published = Map.of();
     /** The gate's name of each served tool whose MCP name differs from it (source tools), by MCP name. */
@@ -111,7 +106,8 @@ final class ToolBridge {
     private volatile McpAsyncServer server;
 
     ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal) {
-        this(toolgate, applyToolName, permissionMode, fixedPrincipal, Duration.ofMinutes(5), McpToolNames.standard());
+        this(toolgate, applyToolName, permissionMode, fixedPrincipal, Duration.ofMinutes(5), McpToolNames.standard(),
+                ClientConsent.user(applyToolName));
     }
 
     /**
@@ -119,14 +115,15 @@ final class ToolBridge {
      * served under the names {@code toolNames} gives them.
      */
     ToolBridge(Toolgate toolgate, String applyToolName, PermissionMode permissionMode, Principal fixedPrincipal,
-               Duration clientTimeout, McpToolNames toolNames) {
+               Duration clientTimeout, McpToolNames toolNames, ClientConsent consent) {
+        this.consent = Objects.requireNonNull(consent, "consent");
         this.clientTimeout = Objects.requireNonNull(clientTimeout, "clientTimeout");
         this.naming = new ToolNaming(toolNames);
         this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
         this.applyToolName = applyToolName;
         this.permissionMode = permissionMode;
         this.fixedPrincipal = fixedPrincipal;
-        this.runTools = new RunTools(toolgate);
+        this.runTools = new RunTools(toolgate, consent);
     }
 
     // ------------------------------------------------------------------------------------ tool list
@@ -180,7 +177,7 @@ final class ToolBridge {
         if (principal == null) {
             return false;
         }
-        if (tool.name().equals(applyToolName)) {
+        if (tool.name().equals(applyToolName) && consent.clientDecides()) {
             return mayMutate(principal);
         }
         if (RunTools.isDecision(tool.name()) && runTools.handles(tool.name())) {
@@ -243,7 +240,9 @@ final class ToolBridge {
                 names.put(wire, tool.name());
             }
         });
-        tools.put(applyToolName, applyTool());
+        if (consent.clientDecides()) {
+            tools.put(applyToolName, applyTool());
+        }
         runTools.tools().forEach((name, tool) -> {
             if (tools.putIfAbsent(name, tool) != null) {
                 LOG.error("Tool {} has the name of an MCP run tool; the run tool is not served. Rename the tool", name);
@@ -312,7 +311,7 @@ final class ToolBridge {
         schema.put("additionalProperties", false);
         return McpSchema.Tool.builder(applyToolName, schema)
                 .title("Apply a proposal")
-                .description("Apply a change that a tool proposed (a result with status awaiting_operator). Call it only "
+                .description("Apply a change that a tool proposed (a result with status awaiting_user). Call it only "
                         + "after the user has seen the proposal's summary and diff and agreed. Pass only the token; it runs "
                         + "exactly the proposed payload, works once and expires. Destructive changes may ask the user to "
                         + "confirm again.")
@@ -347,7 +346,7 @@ final class ToolBridge {
         }
         CallContext context = context(principal, exchange.sessionId()).withChannel(channel);
         try {
-            if (name.equals(applyToolName)) {
+            if (name.equals(applyToolName) && consent.clientDecides()) {
                 // listed only with a mutating tool in view, but callable by anyone offered any tool, so a
                 // principal that lost its last mutating rule after proposing learns which rule it lacks
                 if (toolgate.resolveTools(principal).isEmpty()) {
@@ -422,84 +421,25 @@ final class ToolBridge {
         return (String) token;
     }
 
-    private static boolean elicitationSupported(McpSyncServerExchange exchange) {
-        McpSchema.ClientCapabilities capabilities = exchange.getClientCapabilities();
-        return capabilities != null && capabilities.elicitation() != null;
-    }
-
-    /**
-     * Asks the human to confirm a destructive change when the client supports elicitation; null if they
-     * accepted (or the client cannot be asked: the consent is then the tool call itself), else the
-     * result telling the model nothing was applied.
-     */
+    /** The consent check of a destructive change, as a result; null if it may go on. */
     private CallToolResult confirm(McpSyncServerExchange exchange, String callId, String toolName, String summary) {
-        if (!elicitationSupported(exchange)) {
-            return null;
-        }
-        String message = "Apply this destructive change? " + summary + " (tool " + toolName
-                + ", proposal " + callId + "). It deletes or irreversibly changes data.";
-        Map<String, Object> schema = new LinkedHashMap<>();
-        schema.put("type", "object");
-        schema.put("properties", Map.of());
-        String code;
-        try {
-            ElicitResult answer = exchange.createElicitation(new FormElicitation(message, schema));
-            if (answer != null && answer.action() == ElicitResult.Action.ACCEPT) {
-                return null;
-            }
-            code = answer == null || answer.action() == ElicitResult.Action.CANCEL ? "cancelled" : "declined";
-        } catch (RuntimeException e) {
-            LOG.warn("Asking the user to confirm proposal {} failed: {}", callId, e.toString());
-            code = "unavailable";
-        }
-        ObjectNode json = Json.object();
-        json.put("status", "not_applied");
-        json.put("kind", "consent");
-        json.put("code", code);
-        json.put("callId", callId);
-        json.put("tool", toolName);
-        json.put("message", switch (code) {
-            case "declined" -> "The user declined this destructive change; it was not applied. Do not retry unless they ask.";
-            case "cancelled" -> "The user dismissed the confirmation; the change was not applied.";
-            default -> "The user could not be asked to confirm; the change was not applied.";
-        });
-        return result(json, true);
-    }
-
-    /**
-     * A form-mode {@code elicitation/create} request. The SDK's own {@code ElicitFormRequest} cannot be
-     * written by Jackson 3 (its {@code mode} property clashes with the type id of the same name), so
-     * this writes the same JSON without type handling: {@code {mode, message, requestedSchema}}.
-     */
-    @JsonTypeInfo(use = JsonTypeInfo.Id.NONE)
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    @JsonPropertyOrder({"mode", "message", "requestedSchema"})
-    record FormElicitation(@JsonProperty("message") String message,
-                           @JsonProperty("requestedSchema") Map<String, Object> requestedSchema)
-            implements McpSchema.ElicitRequest {
-
-        @Override
-        @JsonProperty("mode")
-        public String mode() {
-            return "form";
-        }
-
-        @Override
-        @JsonIgnore
-        public Map<String, Object> meta() {
-            return null;
-        }
+        ObjectNode refusal = consent.confirmDestructive(exchange, callId, toolName, summary);
+        return refusal == null ? null : result(refusal, true);
     }
 
     // ------------------------------------------------------------------------------------ results
 
     private CallToolResult success(CallResult result) {
         if (result instanceof Proposal proposal) {
-            ObjectNode json = proposal.toJson();
-            json.put("applyTool", applyToolName);
-            json.put("next", "Nothing has changed yet. Show the user the summary and diff; only after they agree, call "
-                    + applyToolName + " with this token. Do not propose the same change again.");
-            return result(json, false);
+            return result(consent.proposal(proposal), false);
+        }
+        if (result instanceof Applied applied && runTools.startsRuns(applied.toolName()) && applied.result() instanceof ObjectNode
+                && applied.result().has("executionId")) {
+            // a tool that starts a run (codemode.run) answers with the run's outcome: paused, completed, error
+            ObjectNode json = consent.outcome(((ObjectNode) applied.result()).deepCopy());
+            json.put("callId", applied.callId());
+            String status = json.path("status").asString("");
+            return result(json, status.equals("error") || status.equals("failed"));
         }
         if (result instanceof Denied denied) {
             return result(denied.toJson(), true);

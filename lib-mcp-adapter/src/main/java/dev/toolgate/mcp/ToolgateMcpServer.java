@@ -34,15 +34,21 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code tools/list}: exactly the tools the resolver offers the principal, with their input JSON
  *       Schema, title, description and annotations from the effect (READ: {@code readOnlyHint};
  *       MUTATE: {@code destructiveHint: false}; DESTRUCTIVE: {@code destructiveHint: true};
- *       {@code openWorldHint} as declared), plus the apply tool ({@value #APPLY_TOOL}) whenever the
+ *       {@code openWorldHint} as declared), plus (unless only operators consent) the apply tool ({@value #APPLY_TOOL}) whenever the
  *       principal can see at least one MUTATE or DESTRUCTIVE tool. Registering or removing tools later
  *       sends {@code notifications/tools/list_changed}.</li>
  *   <li>{@code tools/call} of a READ tool runs it; of a mutating tool returns the proposal (structured
- *       content: {@code status: "awaiting_operator"}, {@code token}, {@code summary}, {@code payload},
- *       {@code diff}, {@code expiresAt}, plus a text block with the same JSON). {@value #APPLY_TOOL}
- *       with {@code {"token": ...}} applies it. When the client declared the elicitation capability, a
- *       DESTRUCTIVE apply first asks the human ({@code elicitation/create}) and applies only on
- *       accept; otherwise the single-use token is the consent gate.</li>
+ *       content: {@code status}, {@code summary}, {@code payload}, {@code diff}, {@code expiresAt}, plus
+ *       a text block with the same JSON). Who consents is the server's choice
+ *       ({@link McpServerBuilder#consent}): with {@code Consent.USER} (the default) the status is
+ *       {@code awaiting_user}, the result carries the {@code token}, and {@value #APPLY_TOOL} with
+ *       {@code {"token": ...}} applies it; a DESTRUCTIVE apply first asks the human
+ *       ({@code elicitation/create}) and applies only on accept, and a client that cannot elicit is
+ *       refused unless the host allowed it ({@link McpServerBuilder#allowDestructiveWithoutElicitation}).
+ *       With {@code Consent.OPERATOR} the status is {@code awaiting_operator}, no token is sent, no
+ *       apply, approve, reject or rollback tool is offered, and only an operator decides.</li>
+ *   <li>A tool that starts a durable run (such as {@code codemode.run}) answers with the run's outcome
+ *       ({@code paused}, {@code completed}, {@code error}) and the {@code callId} of its own call.</li>
  *   <li>With a {@link McpCatalog} ({@code .catalog(...)}): resources, resource templates, subscriptions,
  *       prompts and completion, each shown only to principals the same resolver allows; a hidden one
  *       answers exactly as an unknown one (see the module README).</li>
@@ -66,8 +72,9 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>policy denial</td><td>{@code isError: true}, the {@code denied} result</td></tr>
  *   <tr><td>the tool failed or timed out</td>
  *       <td>{@code isError: true}, {@code {status: "failed", kind: "execution", callId, message}} (redacted)</td></tr>
- *   <tr><td>destructive apply declined in elicitation</td>
- *       <td>{@code isError: true}, {@code {status: "not_applied", kind: "consent", code: "declined"}}</td></tr>
+ *   <tr><td>destructive apply declined in elicitation, or the client cannot elicit</td>
+ *       <td>{@code isError: true}, {@code {status: "not_applied", kind: "consent", code: "declined"}} (or
+ *       {@code "cancelled"}, {@code "confirmation_unavailable"})</td></tr>
  *   <tr><td>over budget</td>
  *       <td>JSON-RPC error {@value #RATE_LIMITED} "Rate limited", data {@code {retryAfterSeconds,
  *       retryAfterMillis, limit, windowSeconds}}; on Streamable HTTP also HTTP 429 with

@@ -124,7 +124,7 @@ class GateBehindGateTest {
         Proposal atFront = (Proposal) front.call(ctx(CAROL), "mcp:tickets.ticket.create", "{\"title\":\"Coffee machine down\"}");
         assertThat(tickets.byId).hasSize(1);
         Applied sentToBack = front.apply(ctx(CAROL), atFront.token());
-        assertThat(sentToBack.result().toString()).as("the back gate proposes in turn").contains("awaiting_operator");
+        assertThat(sentToBack.result().toString()).as("the back gate proposes in turn").contains("awaiting_user");
         assertThat(tickets.byId).as("no ticket until the back gate's consent").hasSize(1);
 
         assertThat(sentToBack.result().path("token").asString())

@@ -290,7 +290,7 @@ class McpClientChannelTest {
         assertThat(proposed.isError()).isFalse();
         @SuppressWarnings("unchecked")
         Map<String, Object> proposal = (Map<String, Object>) proposed.structuredContent();
-        assertThat(proposal).containsEntry("status", "awaiting_operator")
+        assertThat(proposal).containsEntry("status", "awaiting_user")
                 .containsEntry("summary", "Rename to new (dry-run could not ask: a dry-run must not talk to the user before consent)");
         Thread.sleep(200);
         assertThat(elicited).isEmpty();

@@ -148,7 +148,7 @@ class McpHttpTest {
 
         assertThat(proposed.isError()).isFalse();
         Map<String, Object> proposal = structured(proposed);
-        assertThat(proposal).containsEntry("status", "awaiting_operator")
+        assertThat(proposal).containsEntry("status", "awaiting_user")
                 .containsEntry("summary", "Open ticket \"Coffee machine down\"")
                 .containsEntry("payload", Map.of("title", "Coffee machine down"))
                 .containsEntry("applyTool", "toolgate.apply")
@@ -290,7 +290,7 @@ class McpHttpTest {
         assertThat(asked).as("MUTATE applies without asking").isEmpty();
 
         Map<String, Object> proposal = structured(call(carol, "ticket.delete", Map.of("id", "T-1")));
-        assertThat(proposal).containsEntry("status", "awaiting_operator").containsEntry("effect", "destructive");
+        assertThat(proposal).containsEntry("status", "awaiting_user").containsEntry("effect", "destructive");
         CallToolResult applied = call(carol, "toolgate.apply", Map.of("token", proposal.get("token")));
 
         assertThat(applied.isError()).isFalse();
@@ -312,10 +312,11 @@ class McpHttpTest {
         assertThat(structured(declined)).containsEntry("status", "not_applied").containsEntry("code", "declined");
         assertThat(tickets.byId).containsKey("T-1");
 
-        // without elicitation the token itself is the consent gate
-        CallToolResult applied = call(client("carol-token"), "toolgate.apply", Map.of("token", token));
-        assertThat(applied.isError()).isFalse();
-        assertThat(tickets.byId).doesNotContainKey("T-1");
+        // a client that cannot ask its user is refused a destructive change (the host did not allow it)
+        CallToolResult unconfirmed = call(client("carol-token"), "toolgate.apply", Map.of("token", token));
+        assertThat(unconfirmed.isError()).isTrue();
+        assertThat(structured(unconfirmed)).containsEntry("status", "not_applied").containsEntry("code", "confirmation_unavailable");
+        assertThat(tickets.byId).containsKey("T-1");
     }
 
     @Test
@@ -361,7 +362,7 @@ class McpHttpTest {
         assertThat(structured(call(carol, "ticket.create", Map.of("title", "Coffee machine down"))))
                 .containsEntry("status", "applied").containsEntry("automatic", true);
         assertThat(structured(call(carol, "ticket.delete", Map.of("id", "T-1"))))
-                .containsEntry("status", "awaiting_operator");
+                .containsEntry("status", "awaiting_user");
         assertThat(tickets.byId).containsKey("T-1").hasSize(2);
     }
 

@@ -103,7 +103,7 @@ class McpStdioTest {
     @Test
     void proposeThenApplyOnceThenReplayIsRefused() {
         Map<String, Object> proposal = structured(call(carol, "ticket.create", Map.of("title", "Stdio ticket")));
-        assertThat(proposal).containsEntry("status", "awaiting_operator").containsKeys("token", "summary", "payload", "diff", "expiresAt");
+        assertThat(proposal).containsEntry("status", "awaiting_user").containsKeys("token", "summary", "payload", "diff", "expiresAt");
         assertThat(structured(call(carol, "ticket.list", Map.of("titleContains", "Stdio"))).get("result")).isEqualTo(Map.of());
 
         CallToolResult applied = call(carol, "toolgate.apply", Map.of("token", proposal.get("token")));

@@ -62,7 +62,7 @@ class McpToolNamesTest {
         assertThat(Fixtures.text(Fixtures.call(client, "ticket_get", Map.of("id", "T-1")))).contains("Printer on fire");
 
         Map<String, Object> proposal = Fixtures.structured(Fixtures.call(client, "ticket_create", Map.of("title", "Paper jam")));
-        assertThat(proposal).containsEntry("status", "awaiting_operator").containsEntry("applyTool", "toolgate_apply");
+        assertThat(proposal).containsEntry("status", "awaiting_user").containsEntry("applyTool", "toolgate_apply");
         Map<String, Object> applied = Fixtures.structured(Fixtures.call(client, "toolgate_apply", Map.of("token", proposal.get("token"))));
         assertThat(applied).containsEntry("status", "applied");
         assertThat(Fixtures.text(Fixtures.call(client, "ticket_list", Map.of()))).contains("Paper jam");

@@ -1,0 +1,34 @@
+package dev.toolgate.gate;
+
+/**
+ * Who gives the consent a {@link Proposal} waits for, as a transport or a chat adapter serves it. The
+ * core does not decide this: the token a proposal carries works for whoever holds it, and the inbox
+ * (or the console) lets an operator decide any proposal. An adapter chooses one of these and says it
+ * in the proposal's status, so the model tells the user who must act.
+ */
+public enum Consent {
+
+    /**
+     * The user decides: the token goes to whoever shows the user the proposal (an MCP client that applies
+     * it after the user agreed, a host's confirm card). Status {@code awaiting_user}. An operator can
+     * still decide it in the inbox.
+     */
+    USER("awaiting_user"),
+
+    /**
+     * Only an operator decides, in the inbox or the console; the token never leaves the host, and the
+     * model is offered no tool that applies or approves. Status {@code awaiting_operator}.
+     */
+    OPERATOR("awaiting_operator");
+
+    private final String status;
+
+    Consent(String status) {
+        this.status = status;
+    }
+
+    /** The status of a proposal waiting for this consent: {@code awaiting_user} or {@code awaiting_operator}. */
+    public String awaitingStatus() {
+        return status;
+    }
+}
