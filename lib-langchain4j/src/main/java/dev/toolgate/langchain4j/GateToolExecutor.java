@@ -11,6 +11,7 @@ import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
 import dev.toolgate.gate.DuplicateCallException;
 import dev.toolgate.gate.ForbiddenException;
+import dev.toolgate.gate.Consent;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.StaleProposalException;
@@ -42,9 +43,11 @@ final class GateToolExecutor implements ToolExecutor {
     private final Invocations.Invocation invocation;
     private final boolean exposeToken;
     private final Consumer<Proposal> onProposal;
+    private final Consent consent;
 
     GateToolExecutor(Toolgate gate, String toolName, String functionName, boolean mutates, Invocations.Invocation invocation,
-                     boolean exposeToken, Consumer<Proposal> onProposal) {
+                     boolean exposeToken, Consumer<Proposal> onProposal, Consent consent) {
+        this.consent = consent;
         this.gate = gate;
         this.toolName = toolName;
         this.functionName = functionName;
@@ -52,6 +55,15 @@ final class GateToolExecutor implements ToolExecutor {
         this.invocation = invocation;
         this.exposeToken = exposeToken;
         this.onProposal = onProposal;
+    }
+
+    /** True if this tool starts a durable run of the program of its name (codemode.run). */
+    private boolean startsRuns() {
+        try {
+            return gate.executions().programs().contains(toolName);
+        } catch (UnsupportedOperationException e) {
+            return false;
+        }
     }
 
     @Override
@@ -91,7 +103,10 @@ final class GateToolExecutor implements ToolExecutor {
                     }
                 }
             }
-            return ToolOutcomes.of(result, exposeToken);
+            if (result instanceof dev.toolgate.gate.Applied applied && startsRuns()) {
+                return ToolOutcomes.run(applied, consent);
+            }
+            return ToolOutcomes.of(result, exposeToken, consent);
         } catch (UnknownToolException | ForbiddenException e) { // hidden now (rights changed): as if it did not exist
             return ToolOutcomes.unknownTool(functionName);
         } catch (BudgetExceededException e) {

@@ -3,7 +3,9 @@ package dev.toolgate.langchain4j;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.conversation.Decision;
 import dev.toolgate.conversation.Repeat;
+import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.Consent;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
@@ -30,16 +32,42 @@ final class ToolOutcomes {
         }
     }
 
-    static Outcome of(CallResult result, boolean exposeToken) {
+    static Outcome of(CallResult result, boolean exposeToken, Consent consent) {
         ObjectNode json = result.toJson();
         if (result instanceof Proposal) {
+            json.put("status", consent.awaitingStatus());
             if (!exposeToken) {
                 json.remove("token");
             }
-            json.put("message", "Nothing was changed yet: the proposal awaits an operator's approval. Show the "
-                    + "summary to the user; do not propose it again.");
+            json.put("message", consent == Consent.USER
+                    ? "Nothing was changed yet: the proposal awaits the user's approval. Show them the summary; it runs "
+                    + "only once they approve it. Do not propose it again."
+                    : "Nothing was changed yet: the proposal awaits an operator's approval. Show the summary to the user; "
+                    + "do not propose it again.");
         }
         return new Outcome(json, result.status().equals("denied"));
+    }
+
+    /**
+     * The call of a tool that started a durable run (codemode.run): the run's own outcome (paused,
+     * completed, error) with the call's id, and for a paused run who must act.
+     */
+    static Outcome run(Applied applied, Consent consent) {
+        if (!(applied.result() instanceof ObjectNode outcome) || !outcome.has("executionId")) {
+            return of(applied, false, consent);
+        }
+        ObjectNode json = outcome.deepCopy();
+        json.put("callId", applied.callId());
+        String status = json.path("status").asString("");
+        if (status.equals("paused")) {
+            json.put("awaiting", consent == Consent.USER ? "user" : "operator");
+            json.put("message", consent == Consent.USER
+                    ? "The run is paused; nothing of the pending step has happened. Tell the user the step's summary: it "
+                    + "goes on once they approve it. Do not start the run again."
+                    : "The run is paused; nothing of the pending step has happened. An operator approves or rejects it "
+                    + "outside this conversation; tell the user. Do not start the run again.");
+        }
+        return new Outcome(json, status.equals("error") || status.equals("failed"));
     }
 
     static Outcome budget(BudgetExceededException e) {

@@ -12,6 +12,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
+import dev.toolgate.gate.Consent;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.tool.Effect;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * conversation's proposals told to the model on its next turn.
  *
  * <p>What the model gets back is always JSON text, never an exception thrown through the tool loop:
- * a read's result ({@code status: executed}), a proposal ({@code status: awaiting_operator} with
+ * a read's result ({@code status: executed}), a proposal ({@code status: awaiting_user} or {@code awaiting_operator}, per {@link Builder#consent}, with
  * summary, payload and diff), validation feedback ({@code invalid}), a duplicate, a denial
  * ({@code denied} or {@code forbidden}), {@code over_budget} with {@code retryAfterSeconds}, or a
  * failed execution. Mutations never run from a model's call: calls run in permission mode
@@ -69,6 +70,7 @@ public final class ToolgateToolProvider implements ToolProvider {
     private final Function<ToolProviderRequest, CallContext> context;
     private final boolean exposeToken;
     private final Consumer<Proposal> onProposal;
+    private final Consent consent;
     private final Invocations invocations;
 
     private ToolgateToolProvider(Builder builder) {
@@ -76,6 +78,8 @@ public final class ToolgateToolProvider implements ToolProvider {
         this.context = builder.context;
         this.exposeToken = builder.exposeToken;
         this.onProposal = builder.onProposal;
+        this.consent = builder.consent != null ? builder.consent
+                : builder.onProposal != null || builder.exposeToken ? Consent.USER : Consent.OPERATOR;
         this.invocations = new Invocations(builder.gate);
     }
 
@@ -106,7 +110,7 @@ public final class ToolgateToolProvider implements ToolProvider {
             }
             ToolSpecification specification = specification(wire, tool.descriptor());
             result.add(specification, new GateToolExecutor(gate, tool.name(), wire, tool.effect().mutates(), invocation,
-                    exposeToken, onProposal));
+                    exposeToken, onProposal, consent));
         }
         return result.build();
     }
@@ -202,6 +206,7 @@ public final class ToolgateToolProvider implements ToolProvider {
         private Function<ToolProviderRequest, CallContext> context;
         private boolean exposeToken;
         private Consumer<Proposal> onProposal;
+        private Consent consent;
 
         private Builder(Toolgate gate) {
             this.gate = Objects.requireNonNull(gate, "gate");
@@ -244,6 +249,19 @@ public final class ToolgateToolProvider implements ToolProvider {
             return this;
         }
 
+        /**
+         * Who consents to the proposals the model's calls make, which the proposal's status tells the
+         * model: {@link Consent#USER} ({@code awaiting_user}: the host shows the user the proposal from
+         * {@link #onProposal} and applies it with {@link ToolgateToolProvider#apply}) or
+         * {@link Consent#OPERATOR} ({@code awaiting_operator}: only an operator decides, in the inbox or
+         * the console). Default: USER when {@link #onProposal} is set or the token is exposed, else
+         * OPERATOR. OPERATOR with {@link #exposeToken exposeToken(true)} fails the build.
+         */
+        public Builder consent(Consent consent) {
+            this.consent = Objects.requireNonNull(consent, "consent");
+            return this;
+        }
+
         /** Receives every proposal a model's call produced, token included, to show or store for consent. */
         public Builder onProposal(Consumer<Proposal> onProposal) {
             this.onProposal = Objects.requireNonNull(onProposal, "onProposal");
@@ -253,12 +271,17 @@ public final class ToolgateToolProvider implements ToolProvider {
         /**
          * Builds the provider.
          *
-         * @throws IllegalStateException if neither {@link #principal} nor {@link #context} was given
+         * @throws IllegalStateException if neither {@link #principal} nor {@link #context} was given, or OPERATOR
+         *                               consent with the token exposed
          * @throws ToolNameException     if a registered tool's name cannot be offered or collides with another
          */
         public ToolgateToolProvider build() {
             if (context == null) {
                 throw new IllegalStateException("ToolgateToolProvider needs principal(...) or context(...)");
+            }
+            if (consent == Consent.OPERATOR && exposeToken) {
+                throw new IllegalStateException("consent(OPERATOR) with exposeToken(true): a model holding the token can "
+                        + "apply without an operator; choose one");
             }
             ToolNames.of(gate.registry().tools().stream().map(RegisteredTool::name).toList());
             return new ToolgateToolProvider(this);

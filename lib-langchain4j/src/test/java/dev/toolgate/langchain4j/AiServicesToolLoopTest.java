@@ -77,10 +77,10 @@ class AiServicesToolLoopTest {
         String answer = assistant(model, ToolBudget.unlimited()).chat("alice", "Open an incident: disk full");
 
         JsonNode seen = Json.parse(model.toolResultsSeen().get(0));
-        assertThat(seen.get("status").asString()).isEqualTo("awaiting_operator");
+        assertThat(seen.get("status").asString()).isEqualTo("awaiting_user");
         assertThat(seen.get("summary").asString()).isEqualTo("Open incident \"Disk full\" (high)");
         assertThat(seen.has("token")).as("the token is not shown to the model by default").isFalse();
-        assertThat(answer).contains("awaiting_operator").doesNotContain("propose:");
+        assertThat(answer).contains("awaiting_user").doesNotContain("propose:");
         assertThat(incidents.all).extracting(Incidents.Incident::title).containsExactly("Database slow");
 
         assertThat(proposals).hasSize(1);

@@ -173,7 +173,7 @@ class LangChain4jToolsTest {
                         .build())
                 .build();
         helpdesk.chat("The VPN is down");
-        assertThat(Json.parse(model.toolResultsSeen().get(0)).get("status").asString()).isEqualTo("awaiting_operator");
+        assertThat(Json.parse(model.toolResultsSeen().get(0)).get("status").asString()).isEqualTo("awaiting_user");
         assertThat(tickets.titles).containsExactly("Printer jam");
         gate.apply(CallContext.of(alice), proposals.get(0).token());
         assertThat(tickets.titles).containsExactly("Printer jam", "VPN down");

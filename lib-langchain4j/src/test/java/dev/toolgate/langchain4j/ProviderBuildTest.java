@@ -62,4 +62,49 @@ class ProviderBuildTest {
             assertThat(Json.parse(malformed).get("status").asString()).isEqualTo("invalid");
         }
     }
+
+    @Test
+    void operatorConsentRefusesAnExposedTokenAndTheStatusSaysWhoMustAct() {
+        Tool<NoInput, ?> change = Tool.builder("change", NoInput.class).description("d").effect(Effect.MUTATE)
+                .execute((NoInput in, ToolContext ctx) -> "done").build();
+        try (Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).tools("svc", change).build()) {
+            assertThatThrownBy(() -> ToolgateToolProvider.builder(gate).principal(r -> Principal.user("u"))
+                    .consent(dev.toolgate.gate.Consent.OPERATOR).exposeToken(true).build())
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("OPERATOR");
+            for (var consent : dev.toolgate.gate.Consent.values()) {
+                ToolgateToolProvider provider = ToolgateToolProvider.builder(gate).principal(r -> Principal.user("u"))
+                        .consent(consent).build();
+                var executor = provider.provideTools(new ToolProviderRequest("m-" + consent, UserMessage.from("hi")))
+                        .toolExecutorByName("svc__change");
+                String text = executor.execute(ToolExecutionRequest.builder().id("1").name("svc__change").arguments("{}").build(),
+                        null);
+                assertThat(Json.parse(text).get("status").asString()).as("%s", consent).isEqualTo(consent.awaitingStatus());
+                assertThat(text).doesNotContain("propose:");
+            }
+        }
+    }
+
+    @Test
+    void aToolThatStartsARunAnswersWithTheRunsStatus() {
+        dev.toolgate.execution.Program program = run -> run.call("svc.change", java.util.Map.of());
+        Tool<NoInput, ?> change = Tool.builder("change", NoInput.class).description("d").effect(Effect.MUTATE)
+                .execute((NoInput in, ToolContext ctx) -> "done").build();
+        Toolgate[] holder = new Toolgate[1];
+        Tool<NoInput, ?> batch = Tool.builder("batch", NoInput.class).description("d").effect(Effect.MUTATE)
+                .standingApproval()
+                .execute((NoInput in, ToolContext ctx) -> holder[0].executions().start(
+                        dev.toolgate.gate.CallContext.of(ctx.principal()), "svc.batch", Json.object()).toJson()).build();
+        try (Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).tools("svc", change, batch)
+                .program("svc.batch", program).build()) {
+            holder[0] = gate;
+            ToolgateToolProvider provider = ToolgateToolProvider.builder(gate).principal(r -> Principal.user("u")).build();
+            var executor = provider.provideTools(new ToolProviderRequest("m1", UserMessage.from("hi")))
+                    .toolExecutorByName("svc__batch");
+            JsonNode answer = Json.parse(executor.execute(
+                    ToolExecutionRequest.builder().id("1").name("svc__batch").arguments("{}").build(), null));
+            assertThat(answer.get("status").asString()).isEqualTo("paused");
+            assertThat(answer.get("awaiting").asString()).isEqualTo("operator");
+            assertThat(answer.has("executionId") && answer.has("callId")).isTrue();
+        }
+    }
 }

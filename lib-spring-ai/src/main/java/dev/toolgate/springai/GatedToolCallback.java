@@ -102,7 +102,10 @@ final class GatedToolCallback implements ToolCallback {
             if (result instanceof Proposal proposal) {
                 owner.proposed(proposal);
             }
-            return ModelReplies.of(result, chatName, owner.showsToken());
+            if (result instanceof dev.toolgate.gate.Applied applied && owner.startsRuns(qualifiedName)) {
+                return ModelReplies.run(applied, chatName, owner.consent());
+            }
+            return ModelReplies.of(result, chatName, owner.showsToken(), owner.consent());
         } catch (UnknownToolException | ForbiddenException e) { // hidden now (rights changed): as if it did not exist
             return ModelReplies.unknownTool(chatName);
         } catch (BudgetExceededException e) {

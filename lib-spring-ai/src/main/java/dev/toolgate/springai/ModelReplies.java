@@ -3,7 +3,9 @@ package dev.toolgate.springai;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.conversation.Decision;
 import dev.toolgate.conversation.Repeat;
+import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallResult;
+import dev.toolgate.gate.Consent;
 import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyException;
@@ -23,19 +25,41 @@ final class ModelReplies {
     private ModelReplies() {
     }
 
-    /** A gate result; a proposal's token is included only when {@code showToken}. */
-    static String of(CallResult result, String chatName, boolean showToken) {
+    /** A gate result; a proposal's status says who consents, its token is included only when {@code showToken}. */
+    static String of(CallResult result, String chatName, boolean showToken, Consent consent) {
         if (result instanceof Proposal proposal) {
-            return proposal(proposal, chatName, showToken);
+            return proposal(proposal, chatName, showToken, consent);
         }
         ObjectNode json = result.toJson();
         json.put("tool", chatName);
         return Json.write(json);
     }
 
-    private static String proposal(Proposal p, String chatName, boolean showToken) {
+    /**
+     * The call of a tool that started a durable run (codemode.run): the run's own outcome (paused,
+     * completed, error) with the call's id, and for a paused run who must act.
+     */
+    static String run(Applied applied, String chatName, Consent consent) {
+        if (!(applied.result() instanceof ObjectNode outcome) || !outcome.has("executionId")) {
+            return of(applied, chatName, false, consent);
+        }
+        ObjectNode json = outcome.deepCopy();
+        json.put("callId", applied.callId());
+        json.put("tool", chatName);
+        if ("paused".equals(json.path("status").asString(""))) {
+            json.put("awaiting", consent == Consent.USER ? "user" : "operator");
+            json.put("next", consent == Consent.USER
+                    ? "The run is paused; nothing of the pending step has happened. Tell the user the step's summary: it "
+                    + "goes on once they approve it. Do not start the run again."
+                    : "The run is paused; nothing of the pending step has happened. An operator approves or rejects it "
+                    + "outside this conversation; tell the user. Do not start the run again.");
+        }
+        return Json.write(json);
+    }
+
+    private static String proposal(Proposal p, String chatName, boolean showToken, Consent consent) {
         ObjectNode json = Json.object();
-        json.put("status", p.status());
+        json.put("status", consent.awaitingStatus());
         json.put("proposalId", p.callId());
         json.put("tool", chatName);
         json.put("effect", p.effect().wireName());
@@ -46,8 +70,11 @@ final class ModelReplies {
         if (showToken) {
             json.put("token", p.token());
         }
-        json.put("next", "Nothing has changed yet: the change waits for approval outside this conversation. Tell the user "
-                + "what will change (summary and diff) and that it awaits their approval. Do not propose the same change again.");
+        json.put("next", consent == Consent.USER
+                ? "Nothing has changed yet: the change waits for the user's approval. Tell the user what will change "
+                + "(summary and diff) and that it runs only once they approve it. Do not propose the same change again."
+                : "Nothing has changed yet: an operator decides this change outside this conversation. Tell the user what "
+                + "will change (summary and diff) and that it awaits an operator's approval. Do not propose the same change again.");
         return Json.write(json);
     }
 

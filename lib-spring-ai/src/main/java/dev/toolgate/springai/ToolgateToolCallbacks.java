@@ -5,6 +5,7 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.ProposalClosedException;
+import dev.toolgate.gate.Consent;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.TokenAlreadyUsedException;
 import dev.toolgate.gate.TokenExpiredException;
@@ -78,6 +79,7 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
     private final boolean showToken;
     private final Consumer<Proposal> onProposal;
     private final HeldTokens held;
+    private final Consent consent;
 
     private ToolgateToolCallbacks(Builder b) {
         this.gate = b.gate;
@@ -87,6 +89,7 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
         this.showToken = b.showToken;
         this.onProposal = b.onProposal;
         this.held = new HeldTokens(b.maxHeldTokens, b.clock);
+        this.consent = b.consent != null ? b.consent : b.onProposal != null || b.showToken ? Consent.USER : Consent.OPERATOR;
     }
 
     /** Starts a provider over {@code gate}; a principal source is required. */
@@ -177,6 +180,20 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
         return showToken;
     }
 
+    /** Who consents to this provider's proposals: the status the model reads. */
+    Consent consent() {
+        return consent;
+    }
+
+    /** True if {@code toolName} starts a durable run of the program of its name (codemode.run). */
+    boolean startsRuns(String toolName) {
+        try {
+            return gate.executions().programs().contains(toolName);
+        } catch (UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
     Principal principalFor(ToolContext toolContext) {
         if (principalFromToolContext != null && toolContext != null) {
             return principalFromToolContext.apply(toolContext);
@@ -239,6 +256,7 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
         private BiFunction<CallContext, ToolContext, CallContext> context = (ctx, toolContext) -> ctx;
         private boolean showToken;
         private Consumer<Proposal> onProposal;
+        private Consent consent;
         private int maxHeldTokens = 10_000;
         private Clock clock = Clock.systemUTC();
 
@@ -285,6 +303,19 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
             return this;
         }
 
+        /**
+         * Who consents to the proposals the model's calls make, which the proposal's status tells the
+         * model: {@link Consent#USER} ({@code awaiting_user}: the host shows the user a confirm card from
+         * {@link #onProposal} and applies with {@link ToolgateToolCallbacks#apply}) or
+         * {@link Consent#OPERATOR} ({@code awaiting_operator}: only an operator decides, in the inbox or
+         * the console). Default: USER when {@link #onProposal} is set or the token is shown to the model,
+         * else OPERATOR. OPERATOR with {@link #showTokenToModel showTokenToModel(true)} fails the build.
+         */
+        public Builder consent(Consent consent) {
+            this.consent = Objects.requireNonNull(consent, "consent");
+            return this;
+        }
+
         /** Receives every proposal (with its token) the model's calls produce, for the host's confirm card. */
         public Builder onProposal(Consumer<Proposal> listener) {
             this.onProposal = Objects.requireNonNull(listener, "listener");
@@ -309,13 +340,17 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
         /**
          * Builds the provider.
          *
-         * @throws IllegalStateException  if no principal source was set
+         * @throws IllegalStateException  if no principal source was set, or OPERATOR consent with the token shown
          * @throws ChatToolNameException if a registered tool's name cannot be offered or two collide
          */
         public ToolgateToolCallbacks build() {
             if (principal == null) {
                 throw new IllegalStateException("ToolgateToolCallbacks needs principal(Supplier<Principal>): the tools "
                         + "offered depend on who asks");
+            }
+            if (consent == Consent.OPERATOR && showToken) {
+                throw new IllegalStateException("consent(OPERATOR) with showTokenToModel(true): a model holding the token "
+                        + "can apply without an operator; choose one");
             }
             ChatToolNames.assign(gate.registry().tools().stream().map(RegisteredTool::name).toList());
             return new ToolgateToolCallbacks(this);

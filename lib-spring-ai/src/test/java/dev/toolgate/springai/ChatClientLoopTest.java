@@ -86,7 +86,7 @@ class ChatClientLoopTest {
         String answer = ask(model, tools);
 
         JsonNode proposal = lastResult(model);
-        assertThat(proposal.path("status").asString()).isEqualTo("awaiting_operator");
+        assertThat(proposal.path("status").asString()).isEqualTo("awaiting_user");
         assertThat(proposal.path("summary").asString()).isEqualTo("Open incident 'db down' (high)");
         assertThat(proposal.has("token")).as("the token is hidden from the model by default").isFalse();
         assertThat(answer).doesNotContain("propose:");

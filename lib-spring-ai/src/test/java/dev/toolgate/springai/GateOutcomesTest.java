@@ -68,7 +68,7 @@ class GateOutcomesTest {
 
         JsonNode proposal = callThroughChatClient(tools, "incident__purge", "{\"severity\":\"low\"}");
 
-        assertThat(proposal.path("status").asString()).isEqualTo("awaiting_operator");
+        assertThat(proposal.path("status").asString()).isEqualTo("awaiting_user");
         assertThat(proposal.path("effect").asString()).isEqualTo("destructive");
         assertThat(incidents.byId).hasSize(1);
         String id = proposal.path("proposalId").asString();
@@ -117,6 +117,47 @@ class GateOutcomesTest {
             JsonNode failed = callThroughChatClient(tools, "ops__broken", "{}");
             assertThat(failed.path("status").asString()).isEqualTo("failed");
             assertThat(failed.path("tool").asString()).isEqualTo("ops__broken");
+        }
+    }
+
+    @Test
+    void theProposalsStatusSaysWhoConsentsAndOperatorConsentNeverShowsTheToken() {
+        assertThatThrownBy(() -> ToolgateToolCallbacks.builder(gate).principal(() -> admin)
+                .consent(dev.toolgate.gate.Consent.OPERATOR).showTokenToModel(true).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("OPERATOR");
+        JsonNode byDefault = callThroughChatClient(ToolgateToolCallbacks.builder(gate).principal(() -> admin).build(),
+                "incident__create", "{\"title\":\"t\",\"severity\":\"low\"}");
+        assertThat(byDefault.path("status").asString()).as("nobody shows the user a card: an operator decides")
+                .isEqualTo("awaiting_operator");
+        assertThat(byDefault.path("next").asString()).contains("operator");
+        JsonNode user = callThroughChatClient(ToolgateToolCallbacks.builder(gate).principal(() -> admin)
+                .consent(dev.toolgate.gate.Consent.USER).build(), "incident__create", "{\"title\":\"u\",\"severity\":\"low\"}");
+        assertThat(user.path("status").asString()).isEqualTo("awaiting_user");
+        assertThat(user.has("token")).isFalse();
+        assertThat(incidents.executions).hasValue(0);
+    }
+
+    @Test
+    void aToolThatStartsARunAnswersWithTheRunsStatus() {
+        dev.toolgate.execution.Program program = run -> run.call("incident.create",
+                java.util.Map.of("title", "from a run", "severity", "low"));
+        Toolgate[] holder = new Toolgate[1];
+        Tool<dev.toolgate.tool.NoInput, ?> batch = Tool.builder("batch", dev.toolgate.tool.NoInput.class).description("d")
+                .effect(dev.toolgate.tool.Effect.MUTATE).standingApproval()
+                .execute((in, ctx) -> holder[0].executions().start(CallContext.of(ctx.principal()), "incident.batch",
+                        Json.object()).toJson()).build();
+        List<Tool<?, ?>> all = new java.util.ArrayList<>(incidents.tools());
+        all.add(batch);
+        try (Toolgate runs = Toolgate.builder().discoverTools(false).discoverComponents(false).store(new InMemoryStore())
+                .budget(ToolBudget.unlimited()).tools("incident", all.toArray(new Tool<?, ?>[0]))
+                .program("incident.batch", program).build()) {
+            holder[0] = runs;
+            JsonNode answer = callThroughChatClient(ToolgateToolCallbacks.builder(runs).principal(() -> admin).build(),
+                    "incident__batch", "{}");
+            assertThat(answer.path("status").asString()).isEqualTo("paused");
+            assertThat(answer.path("awaiting").asString()).isEqualTo("operator");
+            assertThat(answer.has("executionId") && answer.has("callId")).isTrue();
+            assertThat(incidents.executions).hasValue(0);
         }
     }
 }
