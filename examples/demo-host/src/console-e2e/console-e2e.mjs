@@ -94,6 +94,11 @@ async function mcpClient(token) {
   if (!init.result) throw new Error('MCP initialize failed: ' + JSON.stringify(init));
   await post({jsonrpc: '2.0', method: 'notifications/initialized'});
   return {
+    async listTools() {
+      const answer = await post({jsonrpc: '2.0', id: ++id, method: 'tools/list', params: {}});
+      if (answer.error) throw new Error(`tools/list: ${JSON.stringify(answer.error)}`);
+      return (answer.result.tools || []).map((t) => t.name);
+    },
     async call(name, args) {
       const answer = await post({jsonrpc: '2.0', id: ++id, method: 'tools/call', params: {name, arguments: args}});
       if (answer.error) throw new Error(`tools/call ${name}: ${JSON.stringify(answer.error)}`);
@@ -220,6 +225,8 @@ async function main() {
   const newSeverity = oldSeverity === 'CRITICAL' ? 'HIGH' : 'CRITICAL';
   const update = await carol.call('incident.update', {id: 'INC-1', title: newTitle, severity: newSeverity});
   check('incident.update is proposed, not run (awaiting_operator)', update.status === 'awaiting_operator' && !!update.callId, update);
+  check('operator consent: the client gets no token and no apply tool', !('token' in update) && !JSON.stringify(update).includes('propose:')
+      && !(await carol.listTools()).includes('toolgate.apply'), update);
   const raceTitle = `Checkout latency above 2 s ${stamp}`;
   const race = await carol.call('incident.create', {systemId: 'web', title: raceTitle, severity: 'HIGH'});
   check('incident.create is proposed', race.status === 'awaiting_operator' && !!race.callId, race);

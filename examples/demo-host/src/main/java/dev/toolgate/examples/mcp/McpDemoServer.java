@@ -1,6 +1,7 @@
 package dev.toolgate.examples.mcp;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.gate.Consent;
 import dev.toolgate.codemode.Codemode;
 import dev.toolgate.context.docs.DocsIndex;
 import dev.toolgate.context.docs.DocsTools;
@@ -49,7 +50,8 @@ import java.util.Map;
  * 127.0.0.1), {@code --db JDBC_URL|memory} (default an H2 file in {@code ~/.toolgate}), {@code --mode
  * approve|auto} (default approve), {@code --budget N} calls per principal per minute (default 60, 0 for
  * none), {@code --ttl SECONDS} proposal lifetime (default 600), {@code --console-port N} the operator console,
- * {@code --metrics-port N} Toolgate's metrics in the Prometheus text format on {@code /metrics}.
+ * {@code --metrics-port N} Toolgate's metrics in the Prometheus text format on {@code /metrics},
+ * {@code --consent user|operator} who consents to changes (default user: the client holds the token).
  *
  * <p>In stdio mode standard output carries only protocol messages: the real stdout is taken for the
  * protocol before anything else runs, {@link System#out} then points at standard error, and all logs
@@ -86,12 +88,13 @@ public final class McpDemoServer {
 
     /** Parsed command-line options. */
     record Options(String transport, String principal, int port, String bind, String db, PermissionMode mode, int budget,
-                   int ttlSeconds, int consolePort, int metricsPort) {
+                   int ttlSeconds, int consolePort, int metricsPort, Consent consent) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>(Map.of("--transport", "stdio", "--principal", "carol",
                     "--port", "8765", "--bind", "127.0.0.1", "--db", DEFAULT_DB, "--mode", "approve", "--budget", "60",
                     "--ttl", "600", "--console-port", "-1", "--metrics-port", "-1"));
+            values.put("--consent", "user");
             for (int i = 0; i < args.length; i++) {
                 String key = args[i];
                 String value = null;
@@ -127,9 +130,17 @@ public final class McpDemoServer {
                 case "auto" -> PermissionMode.AUTO;
                 default -> throw new IllegalArgumentException("--mode must be approve or auto");
             };
+            Consent consent = switch (values.get("--consent").toLowerCase(Locale.ROOT)) {
+                case "user" -> Consent.USER;
+                case "operator" -> Consent.OPERATOR;
+                default -> throw new IllegalArgumentException("--consent must be user or operator");
+            };
+            if (consent == Consent.OPERATOR && mode == PermissionMode.AUTO) {
+                throw new IllegalArgumentException("--consent operator cannot be combined with --mode auto");
+            }
             return new Options(transport, principal, number(values, "--port", 0, 65535), values.get("--bind"),
                     values.get("--db"), mode, number(values, "--budget", 0, 1_000_000), number(values, "--ttl", 1, 86_400 * 7),
-                    number(values, "--console-port", -1, 65535), number(values, "--metrics-port", -1, 65535));
+                    number(values, "--console-port", -1, 65535), number(values, "--metrics-port", -1, 65535), consent);
         }
 
         private static int number(Map<String, String> values, String key, int min, int max) {
@@ -148,7 +159,7 @@ public final class McpDemoServer {
     static final String USAGE = """
             Usage: McpDemoServer [--transport stdio|http] [--principal alice|bob|carol|reporter] [--port N] [--bind ADDRESS]
                                  [--db JDBC_URL|memory] [--mode approve|auto] [--budget CALLS_PER_MINUTE] [--ttl SECONDS]
-                                 [--console-port N] [--metrics-port N]
+                                 [--console-port N] [--metrics-port N] [--consent user|operator]
               stdio: serves one client on stdin/stdout as the chosen demo principal (default carol)
               http:  serves Streamable HTTP on http://BIND:PORT/mcp (default 127.0.0.1:8765); send
                      Authorization: Bearer alice-token | bob-token | carol-token (demo tokens only)
@@ -157,6 +168,9 @@ public final class McpDemoServer {
                      demo token; alice decides)
               --metrics-port: also serve Toolgate's metrics in the Prometheus text format on
                      http://BIND:N/metrics
+              --consent: user (default): the client gets each proposal's token and applies it after its
+                     user agreed (awaiting_user); operator: no token, no apply tool, only an operator
+                     decides in the console (awaiting_operator)
             """.formatted(DEFAULT_DB);
 
     /** Starts the server; blocks until stdin ends (stdio) or the process is stopped (http). */
@@ -206,6 +220,7 @@ public final class McpDemoServer {
                 server = ToolgateMcpServer.stdio(gate, PRINCIPALS.get(options.principal()))
                         .streams(System.in, new FileOutputStream(FileDescriptor.out))
                         .permissionMode(options.mode())
+                        .consent(options.consent())
                         .serverInfo("toolgate-demo", "0.1.0")
                         .catalog(DemoCatalog.of(gate))
                         .start();
@@ -214,6 +229,7 @@ public final class McpDemoServer {
                         .bind(options.bind())
                         .port(options.port())
                         .permissionMode(options.mode())
+                        .consent(options.consent())
                         .serverInfo("toolgate-demo", "0.1.0")
                         .catalog(DemoCatalog.of(gate))
                         .start();

@@ -50,7 +50,7 @@ class DemoServerAsSourceTest {
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8);
         McpDemoServer.Options options = new McpDemoServer.Options("http", "carol", port, "127.0.0.1", "memory",
-                PermissionMode.AUTO, 0, 600, -1, metricsPort);
+                PermissionMode.AUTO, 0, 600, -1, metricsPort, dev.toolgate.gate.Consent.USER);
         server = new Thread(() -> {
             try {
                 McpDemoServer.run(options, out);
@@ -128,7 +128,7 @@ class DemoServerAsSourceTest {
             Proposal delete = (Proposal) gate.call(carol, "mcp:demo.incident.delete", "{\"id\":\"" + id + "\"}");
             Applied sent = gate.apply(carol, delete.token());
             assertThat(sent.result().path("status").asString()).as("the back never auto-applies a DESTRUCTIVE tool")
-                    .isEqualTo("awaiting_operator");
+                    .isEqualTo("awaiting_user");
 
             assertThat(gate.guide(carol)).contains("## mcp:demo (Toolgate demo)")
                     .contains("### `mcp:demo.incident.delete`").contains("effect: DESTRUCTIVE");

@@ -13,21 +13,26 @@ class McpDemoServerTest {
     void defaults() {
         McpDemoServer.Options options = McpDemoServer.Options.parse(new String[0]);
         assertThat(options).isEqualTo(new McpDemoServer.Options("stdio", "carol", 8765, "127.0.0.1",
-                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600, -1, -1));
+                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600, -1, -1, dev.toolgate.gate.Consent.USER));
     }
 
     @Test
     void everyOption() {
         McpDemoServer.Options options = McpDemoServer.Options.parse(new String[] {"--transport", "http", "--principal", "bob",
                 "--port=9000", "--bind", "0.0.0.0", "--db", "memory", "--mode", "AUTO", "--budget", "0", "--ttl", "30", "--console-port", "8766",
-                "--metrics-port", "9464"});
+                "--metrics-port", "9464", "--consent", "USER"});
         assertThat(options).isEqualTo(new McpDemoServer.Options("http", "bob", 9000, "0.0.0.0", "memory",
-                PermissionMode.AUTO, 0, 30, 8766, 9464));
+                PermissionMode.AUTO, 0, 30, 8766, 9464, dev.toolgate.gate.Consent.USER));
+        assertThat(McpDemoServer.Options.parse(new String[] {"--consent", "operator"}).consent())
+                .isEqualTo(dev.toolgate.gate.Consent.OPERATOR);
     }
 
     @Test
     void badOptionsAreRefused() {
         assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--transport", "carrier-pigeon"})).hasMessageContaining("stdio or http");
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--consent", "nobody"})).hasMessageContaining("user or operator");
+        assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--consent", "operator", "--mode", "auto"}))
+                .hasMessageContaining("--mode auto");
         assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--principal", "mallory"})).hasMessageContaining("--principal");
         assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--port", "99999"})).hasMessageContaining("--port");
         assertThatThrownBy(() -> McpDemoServer.Options.parse(new String[] {"--budget"})).hasMessageContaining("needs a value");

@@ -22,7 +22,7 @@ class LangChain4jExampleTest {
         }
         String story = printed.toString(StandardCharsets.UTF_8);
         assertThat(story)
-                .contains("incident__find -> executed; incident__create -> awaiting_operator; incident__create -> duplicate; "
+                .contains("incident__find -> executed; incident__create -> awaiting_user; incident__create -> duplicate; "
                         + "incident__purge -> unknown_tool")
                 .contains("one proposal waits, nothing opened: Open incident \"Database slow again\" (high); incidents [Database slow]")
                 .contains("was declined by the operator: \"INC-4 already covers it\"")
