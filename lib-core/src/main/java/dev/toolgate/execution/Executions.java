@@ -19,14 +19,12 @@ import dev.toolgate.gate.GateSettings;
 import dev.toolgate.gate.ProposeApplyEngine;
 import dev.toolgate.gate.RevertResult;
 import dev.toolgate.gate.SeparationOfDutiesException;
-import dev.toolgate.json.CanonicalJson;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.ToolgateStore;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolRegistry;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,7 +41,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Durable executions: multi-step runs of registered {@link Program}s whose every tool call is a
@@ -125,6 +123,20 @@ public final class Executions {
                 parts.resolver(), parts.settings(), parts.mapper(), parts.programs(), parts.directory()));
     }
 
+    /**
+     * The JSON Schema of {@code program}'s input ({@link Program#inputSchema()}); empty if it takes any
+     * object.
+     *
+     * @throws UnknownProgramException no program of that name is registered
+     */
+    public Optional<ObjectNode> inputSchema(String program) {
+        Program found = program == null ? null : wiring.programs().get(program);
+        if (found == null) {
+            throw new UnknownProgramException(String.valueOf(program));
+        }
+        return found.inputSchema();
+    }
+
     /** The names of the registered programs, sorted. */
     public List<String> programs() {
         return wiring.programs().keySet().stream().sorted().toList();
@@ -153,18 +165,7 @@ public final class Executions {
         if (context.principal().kind() == PrincipalKind.SERVICE) {
             throw new ForbiddenException("Forbidden: " + program + " (service principals never drive tools)", null, Set.of());
         }
-        JsonNode in = input == null || input.isMissingNode() ? JsonNodeFactory.instance.objectNode() : input;
-        String json;
-        try {
-            json = CanonicalJson.canonicalize(in);
-        } catch (IllegalArgumentException e) {
-            throw new ToolValidationException(program, List.of(ValidationIssue.at("", e.getMessage())));
-        }
-        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > wiring.settings().maxArgumentBytes()) {
-            throw new ToolValidationException(program, List.of(ValidationIssue.at("", "the input is " + bytes
-                    + " bytes; the limit is " + wiring.settings().maxArgumentBytes())));
-        }
+        String json = ProgramInputs.check(program, wiring.programs().get(program), input, wiring.settings().maxArgumentBytes());
         ExecutionRecord run = wiring.runs().create(new ExecutionRecord(UUID.randomUUID().toString(), program,
                 PrincipalRef.of(context.principal()), context.principal().accessRules(), context.tenantId(),
                 context.sessionId(), context.automationId(), context.transport(),

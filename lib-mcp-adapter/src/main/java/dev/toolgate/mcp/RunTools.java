@@ -29,6 +29,9 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class RunTools {
 
+    private static final tools.jackson.core.type.TypeReference<Map<String, Object>> MAP = new tools.jackson.core.type.TypeReference<>() {
+    };
+
     /** The prefix of a program's tool name. */
     static final String PREFIX = "run.";
 
@@ -63,9 +66,10 @@ final class RunTools {
             return tools;
         }
         for (String program : served()) {
-            Map<String, Object> schema = new LinkedHashMap<>();
-            schema.put("type", "object");
-            schema.put("description", "The program's input.");
+            Map<String, Object> schema = executions.inputSchema(program)
+                    .map(json -> Json.mapper().convertValue(json, MAP)).orElseGet(LinkedHashMap::new);
+            schema.putIfAbsent("type", "object");
+            schema.putIfAbsent("description", "The program's input.");
             tools.put(PREFIX + program, McpSchema.Tool.builder(PREFIX + program, schema)
                     .title("Run " + program)
                     .description("Start a run of the program " + program + ": several governed tool calls in a row. Reads "

@@ -49,6 +49,10 @@ class McpConsentTest {
         return Map.of("opened", opened.get("id").asString());
     };
 
+    /** The input of {@code ticket.open}. */
+    record Opening(String title) {
+    }
+
     private final Fixtures.Tickets tickets = new Fixtures.Tickets();
     private final List<McpSyncClient> clients = new ArrayList<>();
     private Toolgate gate;
@@ -57,7 +61,9 @@ class McpConsentTest {
     private void serve(UnaryOperator<McpHttpBuilder> configure) {
         gate = Toolgate.builder().discoverTools(false).discoverComponents(false).budget(ToolBudget.unlimited())
                 .sweepInterval(Duration.ZERO).provider(Fixtures.ticketTools(tickets)).provider(Fixtures.adminTools())
-                .provider(frontTool()).program("ticket.triage", TRIAGE).program("ticket.batch", TRIAGE).build();
+                .provider(frontTool()).program("ticket.triage", TRIAGE).program("ticket.batch", TRIAGE)
+                .program("ticket.open", Program.withInput(Opening.class, (run, in) -> run.call("ticket.create",
+                        Map.of("title", in.title())))).build();
         server = configure.apply(ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)))).start();
     }
 
@@ -193,5 +199,21 @@ class McpConsentTest {
         assertThat(ToolgateMcpServer.stdio(gate, Fixtures.CAROL).consent(Consent.OPERATOR).instructionsOrDefault())
                 .contains("awaiting_operator");
         assertThatThrownBy(() -> ToolgateMcpServer.stdio(gate, Fixtures.CAROL).consent(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void aRunToolAdvertisesItsProgramsInputSchemaAndRefusesAnInputThatDoesNotMatch() {
+        serve(b -> b);
+        McpSyncClient carol = client("carol-token");
+        McpSchema.Tool open = carol.listTools().tools().stream().filter(t -> t.name().equals("run.ticket.open")).findFirst()
+                .orElseThrow();
+        assertThat(open.inputSchema().get("required")).isEqualTo(List.of("title"));
+        assertThat(String.valueOf(((Map<?, ?>) open.inputSchema().get("properties")).keySet())).isEqualTo("[title]");
+        CallToolResult invalid = call(carol, "run.ticket.open", Map.of());
+        assertThat(invalid.isError()).isTrue();
+        assertThat(structured(invalid)).containsEntry("status", "invalid");
+        assertThat(text(invalid)).contains("/title");
+        assertThat(gate.executions().executions(dev.toolgate.audit.ExecutionQuery.latest(10))).isEmpty();
+        assertThat(structured(call(carol, "run.ticket.open", Map.of("title", "Lamp")))).containsEntry("status", "paused");
     }
 }

@@ -1,6 +1,7 @@
 package dev.toolgate.examples.plugin;
 
 import dev.toolgate.execution.Program;
+import dev.toolgate.execution.ProgramException;
 import dev.toolgate.execution.ProgramProvider;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
@@ -12,7 +13,8 @@ import tools.jackson.databind.JsonNode;
  * <p>{@code incident.escalate} opens an incident on a catalog system, finds the team that owns the
  * system, and raises the incident to CRITICAL for that team: three governed steps. With the default
  * policy, opening the incident needs consent, so the run pauses there until someone approves; then it
- * replays (the catalog read comes from its log) and goes on.
+ * replays (the catalog read comes from its log) and goes on. Its input is typed: a run started without
+ * a system, a title or a severity is refused before it starts, naming what is missing.
  */
 public final class IncidentPrograms implements ProgramProvider {
 
@@ -30,8 +32,7 @@ public final class IncidentPrograms implements ProgramProvider {
     }
 
     static Program escalate() {
-        return run -> {
-            Escalation in = run.input(Escalation.class);
+        return Program.withInput(Escalation.class, (run, in) -> {
             String owner = null;
             for (JsonNode system : run.call("catalog.listSystems", Map.of())) {
                 if (system.path("id").asString("").equals(in.systemId())) {
@@ -39,7 +40,7 @@ public final class IncidentPrograms implements ProgramProvider {
                 }
             }
             if (owner == null) {
-                throw new IllegalArgumentException("no catalog system '" + in.systemId() + "'");
+                throw new ProgramException("no catalog system '" + in.systemId() + "'");
             }
             Incident incident = run.call("incident.create",
                     Map.of("systemId", in.systemId(), "title", in.title(), "severity", in.severity()), Incident.class);
@@ -48,6 +49,6 @@ public final class IncidentPrograms implements ProgramProvider {
                     Incident.class);
             run.log("raised " + raised.id() + " to " + raised.severity());
             return new Escalated(raised.id(), owner, raised.severity());
-        };
+        });
     }
 }
