@@ -82,14 +82,15 @@ public sealed interface ExecutionOutcome {
      * The run failed: the program threw, a step was refused before it could be logged, or a replay
      * diverged from the log (then nothing ran).
      *
-     * @param error what went wrong, redacted
+     * @param error what went wrong, redacted, as a model may read it: without Java class names
+     *              ({@link dev.toolgate.json.ModelText}; the run's record keeps them)
      * @param logs  the program's log lines
      */
     record Failed(String executionId, String error, List<String> logs) implements ExecutionOutcome {
         /** Checks the components; see the class description for what each must hold. */
         public Failed {
             Objects.requireNonNull(executionId, "executionId");
-            Objects.requireNonNull(error, "error");
+            error = dev.toolgate.json.ModelText.withoutClassNames(Objects.requireNonNull(error, "error"));
             logs = List.copyOf(logs);
         }
 

@@ -1,9 +1,10 @@
 package dev.toolgate.gate;
 
 /**
- * The tool's code failed or timed out. The call is recorded as {@code failed} with this (redacted)
- * message; the original exception is logged by the gate, never returned, because it may carry
- * secrets.
+ * The tool's code failed or timed out. The call is recorded as {@code failed} with the (redacted)
+ * message; this exception's message is what a model may read, so it carries no Java class name
+ * ({@link dev.toolgate.json.ModelText}; the audit record keeps the type). The original exception is
+ * logged by the gate, never returned, because it may carry secrets.
  */
 public class ToolExecutionException extends RuntimeException {
 
@@ -13,8 +14,9 @@ public class ToolExecutionException extends RuntimeException {
     private final String toolName;
     private final boolean timedOut;
 
+    /** A failure of {@code toolName}'s call {@code callId} (null if none was recorded), said by {@code message}. */
     public ToolExecutionException(String callId, String toolName, String message, boolean timedOut) {
-        super(message);
+        super(dev.toolgate.json.ModelText.withoutClassNames(message));
         this.callId = callId;
         this.toolName = toolName;
         this.timedOut = timedOut;
