@@ -12,8 +12,10 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A mutation that was dry-run and now waits for consent: apply its {@link #token()} or approve it in
- * the inbox. Its status is {@code awaiting_operator}, which tells the model to stop re-proposing and
- * wait. The summary, payload and diff are what a confirm card shows.
+ * the inbox. Its status here is {@code awaiting_operator}, which tells the model to stop re-proposing
+ * and wait; an adapter that hands the consent to the user (the MCP server and the chat adapters with
+ * {@link Consent#USER}) says {@code awaiting_user} instead. The summary, payload and diff are what a
+ * confirm card shows.
  *
  * @param callId    the proposal's audit record id
  * @param toolName  the tool

@@ -61,7 +61,7 @@ final class ToolOutcomes {
         String status = json.path("status").asString("");
         if (status.equals("paused")) {
             json.put("awaiting", consent == Consent.USER ? "user" : "operator");
-            json.put("message", consent == Consent.USER
+            json.put("next", consent == Consent.USER
                     ? "The run is paused; nothing of the pending step has happened. Tell the user the step's summary: it "
                     + "goes on once they approve it. Do not start the run again."
                     : "The run is paused; nothing of the pending step has happened. An operator approves or rejects it "

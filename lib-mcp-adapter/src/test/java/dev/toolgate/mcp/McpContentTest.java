@@ -154,8 +154,10 @@ class McpContentTest {
         assertThat(result.isError()).isTrue();
         assertThat(Fixtures.structured(result)).containsEntry("status", "failed").containsEntry("kind", "execution");
         assertThat((String) Fixtures.structured(result).get("message"))
-                .contains("InvalidContentException").contains("/data").contains("not base64");
+                .doesNotContain("InvalidContentException").contains("/data").contains("not base64");
         assertThat(gate.findCalls(CallQuery.latest(1)).get(0).status()).isEqualTo(CallStatus.FAILED);
+        assertThat(gate.findCalls(CallQuery.latest(1)).get(0).error()).as("the audit keeps the type for operators")
+                .startsWith("InvalidContentException: /data");
     }
 
     @Test

@@ -386,7 +386,10 @@ public interface ExecutionContract extends ContractCase {
         }));
         ExecutionOutcome broken = gate.executions().start(writer(), "notes.broken", "{}");
         assertThat(broken).isInstanceOfSatisfying(ExecutionOutcome.Failed.class, f -> assertThat(f.error())
-                .startsWith("IllegalStateException: bad program").doesNotContain("abc123"));
+                .as("what a model reads: no Java class name, no secret").startsWith("bad program").doesNotContain("abc123")
+                .doesNotContain("Exception"));
+        assertThat(run(gate, broken.executionId()).error()).as("the run's record keeps the type for operators")
+                .startsWith("IllegalStateException: bad program").doesNotContain("abc123");
         assertThat(gate.executions().start(writer(), "notes.forbidden", "{}"))
                 .isInstanceOfSatisfying(ExecutionOutcome.Failed.class, f -> assertThat(f.error()).startsWith("step 1 was refused"));
         ExecutionOutcome badArgs = gate.executions().start(writer(), "notes.badargs", "{}");
