@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.SortedSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -27,9 +28,12 @@ import org.slf4j.LoggerFactory;
  * Runs one script in a fresh GraalJS context of a shared engine, closed when it ends, failing
  * closed: no host classes, I/O, threads, processes, environment or other languages; only the
  * {@code tools} the bindings name, a capped {@code console}, a seeded {@code Math.random} and a fixed
- * clock. Whatever the script does ends as a {@link Result}; the only exception {@link #run} lets out
+ * clock. Whatever the script does ends as a {@link Result}; the only throwable {@link #run} lets out
  * is one the {@link ToolCaller} threw that is not a {@link ToolFailure} (the execution engine's
- * signal that the attempt must stop), which the script cannot catch.
+ * signal that the attempt must stop, an {@link Error}: a pause, a refusal), which the script cannot
+ * catch: the script sees a tool call that failed, but its context is cancelled at once, no later call
+ * or log line goes through, and {@link #run} throws the signal within {@link ScriptThreads#STOP_GRACE}
+ * even if the script swallows the cancellation.
  */
 final class Sandbox implements AutoCloseable {
 
@@ -106,6 +110,7 @@ final class Sandbox implements AutoCloseable {
      * Runs {@code code}, the body of a function of {@code tools} and {@code console}.
      *
      * @throws RuntimeException what the bindings' caller threw, other than a {@link ToolFailure}
+     * @throws Error            what the bindings' caller threw (the execution engine's stop signals)
      */
     Result run(String code, Bindings bindings, Limits limits) {
         Objects.requireNonNull(code, "code");
@@ -123,8 +128,11 @@ final class Sandbox implements AutoCloseable {
         Attempt attempt = new Attempt(bindings, newContext(limits.maxStatements()), code, limits);
         scriptsRun.incrementAndGet();
         ScriptThreads.Outcome<Result> outcome = threads.run(attempt, limits.timeout());
-        if (attempt.stop != null) {
-            throw attempt.stop; // the caller's own signal, on the caller's thread
+        if (attempt.stop instanceof RuntimeException signal) {
+            throw signal; // the caller's own signal, on the caller's thread
+        }
+        if (attempt.stop instanceof Error signal) {
+            throw signal; // the execution engine's stop signals are errors, so ordinary catch blocks miss them
         }
         if (outcome instanceof ScriptThreads.Outcome.Ended<Result> ended) {
             return ended.value();
@@ -182,7 +190,8 @@ final class Sandbox implements AutoCloseable {
         private final Limits limits;
         private final AtomicBoolean timedOut = new AtomicBoolean();
         private final ReentrantLock calling = new ReentrantLock();
-        private volatile RuntimeException stop;
+        private volatile Throwable stop;
+        private final CompletableFuture<Void> stopped = new CompletableFuture<>();
         private volatile boolean finished;
         private volatile boolean abandoned;
 
@@ -207,6 +216,11 @@ final class Sandbox implements AutoCloseable {
         public void cancel() {
             timedOut.set(true);
             closeQuietly(context);
+        }
+
+        @Override
+        public CompletableFuture<?> stopped() {
+            return stopped;
         }
 
         @Override
@@ -279,11 +293,13 @@ final class Sandbox implements AutoCloseable {
                 return "{\"error\":{\"name\":" + TsText.literal(failure.name())
                         + ",\"message\":" + TsText.literal(String.valueOf(failure.getMessage()))
                         + ",\"data\":" + (failure.dataJson() == null ? "null" : failure.dataJson()) + "}}";
-            } catch (RuntimeException signal) {
-                // the attempt must stop (a pause, a refusal): the script may catch what it sees, so the
-                // signal is kept here, no later call goes through, and the context is cancelled now
+            } catch (RuntimeException | Error signal) {
+                // the attempt must stop (a pause, a refusal; the execution engine's are Errors): the script
+                // may catch what it sees, so the signal is kept here, no later call goes through, and the
+                // context is cancelled now
                 stop = signal;
                 threads.later(this::cancel); // whatever the script catches, it goes no further
+                stopped.complete(null); // and its caller waits for it a short grace at most
                 return "{\"abort\":true}";
             } finally {
                 calling.unlock();
@@ -409,7 +425,7 @@ final class Sandbox implements AutoCloseable {
         /**
          * Called synchronously from the script with the tool's full name and its argument as JSON
          * text; returns the result as JSON text. Throws {@link ToolFailure} for an error the script
-         * may catch; any other exception stops the script and comes out of {@link Sandbox#run}.
+         * may catch; any other exception or error stops the script and comes out of {@link Sandbox#run}.
          */
         String call(String tool, String argsJson);
     }

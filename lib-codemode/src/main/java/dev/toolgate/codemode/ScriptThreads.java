@@ -2,10 +2,10 @@ package dev.toolgate.codemode;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
@@ -30,6 +30,12 @@ final class ScriptThreads implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ScriptThreads.class);
     /** How long past its limit a script gets to stop once cancelled, before its thread is stopped. */
     static final Duration GRACE = Duration.ofSeconds(1);
+    /**
+     * How long a script that was stopped (a pause, a refusal) gets to end once cancelled, before it is
+     * abandoned and its thread stopped: its run's outcome no longer depends on it, so its caller does
+     * not wait out the time limit for a script that swallows its cancellation.
+     */
+    static final Duration STOP_GRACE = Duration.ofMillis(500);
     /** Scripts that could not be stopped, past which the sandbox refuses new ones. */
     static final int MAX_STUCK = 4;
     private static final int REAP_ATTEMPTS = 100;
@@ -45,6 +51,14 @@ final class ScriptThreads implements AutoCloseable {
 
         /** Stops {@code thread} at a moment it is not inside a tool call; false if this JDK cannot. */
         boolean kill(Thread thread);
+
+        /**
+         * Completes when the script's run is over whatever the script does next (its caller's stop
+         * signal arrived and the script was cancelled): the caller then waits {@link #STOP_GRACE} at most.
+         */
+        default CompletableFuture<?> stopped() {
+            return new CompletableFuture<>();
+        }
     }
 
     /** What became of a script the threads ran. */
@@ -68,16 +82,23 @@ final class ScriptThreads implements AutoCloseable {
         return stuck.get();
     }
 
-    /** Runs {@code script} on a script thread, cancelled at {@code limit}, abandoned a grace period later. */
+    /**
+     * Runs {@code script} on a script thread, cancelled at {@code limit}, abandoned a grace period later;
+     * or, once its {@linkplain Script#stopped() stop} completes, abandoned if it has not ended
+     * {@link #STOP_GRACE} later (it was cancelled when stopped), whatever time it had left.
+     */
     <T> Outcome<T> run(Script<T> script, Duration limit) {
         Thread[] thread = new Thread[1];
         boolean[] counted = new boolean[1];
-        Future<T> future = scripts.submit(() -> {
+        CompletableFuture<T> done = new CompletableFuture<>();
+        scripts.execute(() -> {
             synchronized (thread) {
                 thread[0] = Thread.currentThread();
             }
             try {
-                return script.call();
+                done.complete(script.call());
+            } catch (Throwable t) { // the script's own failure, or the stop of a thread that overstayed
+                done.completeExceptionally(t);
             } finally {
                 synchronized (thread) {
                     thread[0] = null;
@@ -89,7 +110,8 @@ final class ScriptThreads implements AutoCloseable {
         });
         ScheduledFuture<?> deadline = timer.schedule(() -> closers.execute(script::cancel), limit.toNanos(), TimeUnit.NANOSECONDS);
         try {
-            return new Outcome.Ended<>(future.get(limit.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS));
+            CompletableFuture.anyOf(done, script.stopped()).get(limit.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
+            return new Outcome.Ended<>(done.get(STOP_GRACE.toNanos(), TimeUnit.NANOSECONDS));
         } catch (TimeoutException e) {
             Thread running;
             synchronized (thread) {

@@ -3,6 +3,7 @@ package dev.toolgate.codemode;
 import dev.toolgate.Toolgate;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.json.Json;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.Tool;
@@ -51,14 +52,14 @@ final class TestTool {
         } catch (TestCaller.Refused refused) {
             result = null;
             report.put("status", "error");
-            report.put("error", gate.settings().redactor().redactText(refused.getMessage()));
+            report.put("error", TextCap.forMessage(gate.settings().redactor().redactText(refused.getMessage())));
         }
         if (result instanceof Sandbox.Result.Returned returned) {
             report.put("status", "completed");
             report.set("result", gate.settings().redactor().redact(Json.parse(returned.json())));
         } else if (result instanceof Sandbox.Result.Failed failed) {
             report.put("status", "error");
-            report.put("error", gate.settings().redactor().redactText(failed.error().describe()));
+            report.put("error", TextCap.forMessage(gate.settings().redactor().redactText(failed.error().describe())));
         }
         report.set("logs", Json.toTree(logs.lines().stream().map(gate.settings().redactor()::redactText).toList()));
         report.set("steps", caller.steps());

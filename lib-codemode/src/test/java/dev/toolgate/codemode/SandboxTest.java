@@ -132,9 +132,17 @@ class SandboxTest {
 
     @Test
     void anyOtherExceptionOfTheCallerStopsTheScriptWhateverItCatches() {
-        IllegalStateException pause = new IllegalStateException("pause at step 1");
+        stopsWhateverItCatches(new IllegalStateException("pause at step 1"));
+        // the execution engine's stop signals are Errors, so that ordinary catch blocks of programs miss them
+        stopsWhateverItCatches(new Error("paused at step 1", null, false, false) { });
+    }
+
+    private void stopsWhateverItCatches(Throwable pause) {
         Sandbox.ToolCaller pausing = (tool, args) -> {
-            throw pause;
+            if (pause instanceof Error error) {
+                throw error;
+            }
+            throw (RuntimeException) pause;
         };
         for (String code : List.of(
                 "try { tools.x.y({}); } catch (e) { } return 1;",

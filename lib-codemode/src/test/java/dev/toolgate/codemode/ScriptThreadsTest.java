@@ -19,6 +19,7 @@ class ScriptThreadsTest {
         final AtomicInteger kills = new AtomicInteger();
         final boolean killable;
         final CountDownLatch ended = new CountDownLatch(1);
+        final java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
 
         Spinner(boolean killable) {
             this.killable = killable;
@@ -46,6 +47,11 @@ class ScriptThreadsTest {
         }
 
         @Override
+        public java.util.concurrent.CompletableFuture<?> stopped() {
+            return stopped;
+        }
+
+        @Override
         public boolean kill(Thread thread) {
             kills.incrementAndGet();
             return killable && ScriptThreads.stop(thread);
@@ -65,6 +71,32 @@ class ScriptThreadsTest {
             assertThat(spinner.ended.await(5, TimeUnit.SECONDS)).as("the thread was stopped").isTrue();
             assertThat(spinner.kills.get()).isPositive();
             assertThat(threads.stuck()).isZero();
+        }
+    }
+
+    @Test
+    void aStoppedScriptThatIgnoresItsCancellationIsAbandonedAfterTheStopGraceNotItsLimit() throws Exception {
+        try (ScriptThreads threads = new ScriptThreads()) {
+            Spinner spinner = new Spinner(true);
+            spinner.stopped.complete(null); // its caller's signal arrived: the run is over whatever the script does
+            long start = System.nanoTime();
+            ScriptThreads.Outcome<String> outcome = threads.run(spinner, Duration.ofSeconds(30));
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(outcome).isInstanceOf(ScriptThreads.Outcome.Overstayed.class);
+            assertThat(waited).as("waited %s", waited).isGreaterThanOrEqualTo(ScriptThreads.STOP_GRACE)
+                    .isLessThan(ScriptThreads.STOP_GRACE.plusSeconds(1));
+            assertThat(spinner.ended.await(5, TimeUnit.SECONDS)).as("the thread was stopped").isTrue();
+            assertThat(threads.stuck()).isZero();
+        }
+    }
+
+    @Test
+    void aStoppedScriptThatEndsWithinTheStopGraceIsAnsweredWithItsValue() {
+        try (ScriptThreads threads = new ScriptThreads()) {
+            Spinner spinner = new Spinner(true);
+            spinner.stopped.complete(null);
+            spinner.release.set(true);
+            assertThat(threads.run(spinner, Duration.ofSeconds(30))).isEqualTo(new ScriptThreads.Outcome.Ended<>("released"));
         }
     }
 

@@ -15,6 +15,7 @@ import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.gate.UnknownProposalException;
 import dev.toolgate.json.Json;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.policy.OverrideScope;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
@@ -114,7 +115,8 @@ final class InboxApi {
         try {
             result = toolgate.approve(operator, callId, approval);
         } catch (ToolExecutionException e) {
-            LOG.info("Operator {} approved {}; the tool failed: {}", operator.principal().id(), callId, e.getMessage());
+            LOG.info("Operator {} approved {}; the tool failed: {}", operator.principal().id(), callId,
+                    TextCap.forLog(e.getMessage()));
             String status = toolgate.findCall(callId).map(r -> r.status().wireName()).orElse("failed");
             return Responses.json(200, Json.object().put("outcome", "failed").put("callId", callId)
                     .put("status", status).put("message", e.getMessage()));

@@ -10,6 +10,7 @@ import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.SessionKind;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.JsonTruncator;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.tool.ClientChannel;
 import java.util.HashMap;
@@ -89,10 +90,9 @@ final class Attempt {
             throw error;
         }
         if (thrown != null) {
-            String error = wiring.settings().redactor().redactText(thrown instanceof ProgramException
-                    ? thrown.getMessage() : thrown.getClass().getSimpleName()
-                    + (thrown.getMessage() == null ? "" : ": " + thrown.getMessage()));
-            LOG.info("Execution {} of {} failed: {}", run.id(), run.program(), error);
+            String error = message(thrown instanceof ProgramException ? thrown.getMessage()
+                    : thrown.getClass().getSimpleName() + (thrown.getMessage() == null ? "" : ": " + thrown.getMessage()));
+            LOG.info("Execution {} of {} failed: {}", run.id(), run.program(), TextCap.forLog(error));
             return finish(ExecutionStatus.FAILED, null, error, handle.lines());
         }
         JsonNode result;
@@ -101,8 +101,8 @@ final class Attempt {
                     : returned instanceof JsonNode node ? node : wiring.mapper().valueToTree(returned);
             result = JsonTruncator.truncate(wiring.settings().redactor().redact(raw), wiring.settings().resultLimitBytes()).value();
         } catch (RuntimeException e) {
-            return finish(ExecutionStatus.FAILED, null, "the program's result cannot be written as JSON: "
-                    + wiring.settings().redactor().redactText(e.getMessage()), handle.lines());
+            return finish(ExecutionStatus.FAILED, null, message("the program's result cannot be written as JSON: "
+                    + e.getMessage()), handle.lines());
         }
         return finish(ExecutionStatus.COMPLETED, result, null, handle.lines());
     }
@@ -116,22 +116,21 @@ final class Attempt {
             return new ExecutionOutcome.Paused(run.id(), List.of(pause.action));
         }
         if (stop instanceof Stop.Diverged diverged) {
-            LOG.warn("Execution {} of {}: {}", run.id(), run.program(), diverged.getMessage());
+            String error = message(diverged.getMessage());
+            LOG.warn("Execution {} of {}: {}", run.id(), run.program(), TextCap.forLog(error));
             closeOpenProposals(log, "replay diverged");
-            return finish(ExecutionStatus.FAILED, null, diverged.getMessage(), lines);
-        }
-        if (stop instanceof Stop.Refused) {
-            String error = wiring.settings().redactor().redactText(stop.getMessage());
             return finish(ExecutionStatus.FAILED, null, error, lines);
         }
+        if (stop instanceof Stop.Refused) {
+            return finish(ExecutionStatus.FAILED, null, message(stop.getMessage()), lines);
+        }
         if (stop instanceof Stop.InDoubt) {
-            LOG.warn("Execution {} of {}: {}", run.id(), run.program(), stop.getMessage());
-            return finish(ExecutionStatus.INTERRUPTED, null, stop.getMessage(), lines);
+            LOG.warn("Execution {} of {}: {}", run.id(), run.program(), TextCap.forLog(stop.getMessage()));
+            return finish(ExecutionStatus.INTERRUPTED, null, message(stop.getMessage()), lines);
         }
         if (stop instanceof Stop.Closed closed) {
             // fenced by the attempt: a runner that lost the run changes nothing
-            wiring.runs().finish(run.id(), run.attempt(), closed.status, null,
-                    wiring.settings().redactor().redactText(closed.getMessage()), lines);
+            wiring.runs().finish(run.id(), run.attempt(), closed.status, null, message(closed.getMessage()), lines);
             return notPaused();
         }
         if (stop instanceof Stop.ApproverRefused refused) {
@@ -142,8 +141,16 @@ final class Attempt {
             throw unavailable.cause;
         }
         LOG.info("Execution {} of {}: this attempt stops, another runner has the run ({})", run.id(), run.program(),
-                stop.getMessage());
+                TextCap.forLog(message(stop.getMessage())));
         return notPaused();
+    }
+
+    /**
+     * A run's error as it is stored and shown: redacted, then cut to {@link TextCap#MESSAGE_CHARS}
+     * characters (a program's message may be megabytes; the model's outcome must still hold it).
+     */
+    private String message(String text) {
+        return TextCap.forMessage(wiring.settings().redactor().redactText(String.valueOf(text)));
     }
 
     /** Takes still pending step proposals out of the inbox once the run can no longer go on. */

@@ -3,6 +3,7 @@ package dev.toolgate.gate;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.JsonTruncator;
 import dev.toolgate.json.Redactor;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.tool.Content;
 import dev.toolgate.tool.ContentResult;
 import java.util.ArrayList;
@@ -87,11 +88,14 @@ final class Hygiene {
         return safe;
     }
 
-    /** An exception's message for the audit trail and the caller: type and message, secrets redacted. */
+    /**
+     * An exception's message for the audit trail and the caller: type and message, secrets redacted,
+     * then cut to {@link TextCap#MESSAGE_CHARS} characters.
+     */
     String error(Throwable error) {
         String message = error.getMessage();
         String text = error.getClass().getSimpleName() + (message == null ? "" : ": " + message);
-        return redactor.redactText(text);
+        return TextCap.forMessage(redactor.redactText(text));
     }
 
     private JsonNode redact(JsonNode node) {

@@ -4,6 +4,7 @@ import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.json.Json;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.spi.CallStore.ClaimResult;
 import dev.toolgate.spi.CallStore.Completion;
 import dev.toolgate.tool.RegisteredTool;
@@ -83,7 +84,8 @@ final class Reverts {
             String message = e instanceof ToolRunner.Timeout ? tool.name() + " revert " + e.getMessage() : steps.hygiene.error(e);
             steps.calls.complete(revert.id(), new Completion(CallStatus.FAILED, null, message, Steps.millisSince(toolStart)));
             steps.events.publish(revert, CallStatus.FAILED, who, start);
-            LOG.warn("Reverting call {} of {} failed (revert {}): {}", callId, tool.name(), revert.id(), message);
+            LOG.warn("Reverting call {} of {} failed (revert {}): {}", callId, tool.name(), revert.id(),
+                    TextCap.forLog(message));
             if (e instanceof Error error) {
                 throw error;
             }

@@ -12,6 +12,7 @@ import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.BudgetLimit;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.json.CanonicalJson;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.policy.ModeCascade;
 import dev.toolgate.policy.ModeResolution;
 import dev.toolgate.policy.PolicyView;
@@ -241,9 +242,11 @@ final class Steps implements AutoCloseable {
         ToolValidationException named = e.forTool(call.tool().name());
         tools.jackson.databind.node.ArrayNode issues = tools.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
         for (ValidationIssue issue : named.issues()) {
-            issues.addObject().put("path", issue.path()).put("message", settings.redactor().redactText(issue.message()));
+            issues.addObject().put("path", issue.path())
+                    .put("message", TextCap.forMessage(settings.redactor().redactText(issue.message())));
         }
-        CallRecord record = calls.record(draft.status(CallStatus.INVALID).error(settings.redactor().redactText(named.getMessage()))
+        CallRecord record = calls.record(draft.status(CallStatus.INVALID)
+                .error(TextCap.forMessage(settings.redactor().redactText(named.getMessage())))
                 .resultJson(dev.toolgate.json.Json.write(issues)).durationMillis(millisSince(toolStart)).build());
         events.publish(record, CallStatus.INVALID, record.principal(), start);
         return named.recordedAs(record.id());
@@ -285,7 +288,7 @@ final class Steps implements AutoCloseable {
 
     private ToolExecutionException failed(CallRecord record, Throwable e, String message, PrincipalRef actor, long start,
                                           Instant proposedAt) {
-        LOG.warn("Tool {} failed (call {}): {}", record.toolName(), record.id(), message);
+        LOG.warn("Tool {} failed (call {}): {}", record.toolName(), record.id(), TextCap.forLog(message));
         if (LOG.isDebugEnabled()) { // the stack trace, with every message in it redacted as the audit's is
             LOG.debug("Failure of call {}", record.id(), settings.redactor().redactThrowable(e));
         }

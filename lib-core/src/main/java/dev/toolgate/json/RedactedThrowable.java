@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * A stand-in for a throwable that is about to be logged: the original's class name and message with
- * secrets redacted, its stack trace, and its causes and suppressed throwables treated alike. It prints
+ * secrets redacted and cut to {@link TextCap#LOG_CHARS} characters, its stack trace, and its causes and suppressed throwables treated alike. It prints
  * as the original would ({@code java.io.IOException: ... [REDACTED]} and its frames), so a log keeps
  * where a failure happened but none of the secrets its messages carried. Made by
  * {@link Redactor#redactThrowable}.
@@ -42,7 +42,8 @@ final class RedactedThrowable extends RuntimeException {
             message = "(its message could not be read)";
         }
         String header = original.getClass().getName() + (message == null ? "" : ": " + message);
-        RedactedThrowable copy = new RedactedThrowable(redactor.redactText(header));
+        // redacted whole, then cut: a secret the cut would split is redacted before it
+        RedactedThrowable copy = new RedactedThrowable(TextCap.forLog(redactor.redactText(header)));
         seen.put(original, copy);
         copy.setStackTrace(original.getStackTrace());
         Throwable cause = original.getCause();

@@ -11,6 +11,8 @@
  *   <li>{@link dev.toolgate.json.Redactor}: redaction of secrets in JSON trees and free text, by key
  *       (whole words, so {@code access_token} is hidden and {@code max_tokens} is not) and by shape under
  *       any key (JWTs, HTTP credentials, private PEM blocks, provider API keys, URL passwords).</li>
+ *   <li>{@link dev.toolgate.json.TextCap}: caps redacted free text (a tool's, a script's or a program's
+ *       message) for a log line or a model, keeping its beginning and saying how much was cut.</li>
  *   <li>{@link dev.toolgate.json.FieldDiff} and {@link dev.toolgate.json.FieldChange}: before/after field
  *       differences addressed by JSON Pointer, for confirm cards.</li>
  * </ul>

@@ -3,6 +3,7 @@ package dev.toolgate.source;
 import dev.toolgate.audit.SourceListing;
 import dev.toolgate.audit.ToolDrift;
 import dev.toolgate.json.Redactor;
+import dev.toolgate.json.TextCap;
 import java.util.function.Consumer;
 
 import dev.toolgate.gate.SourceUnavailableException;
@@ -340,11 +341,11 @@ public final class SourceCatalog implements AutoCloseable {
     }
 
     private void failed(SourceEntry entry, String error) {
-        String message = entry.secrets().scrub(error);
+        String message = TextCap.forMessage(entry.secrets().scrub(error));
         SourceStatus before = entry.status();
         entry.failed(message, clock.instant());
         if (before.state() != SourceStatus.State.UNAVAILABLE || !message.equals(before.error())) {
-            LOG.warn("Tool source {} is unavailable: {}{}", entry.id(), message,
+            LOG.warn("Tool source {} is unavailable: {}{}", entry.id(), TextCap.forLog(message),
                     before.tools() > 0 ? " (its " + before.tools() + " tool(s) from an earlier listing stay registered)" : "");
         }
     }

@@ -1,5 +1,6 @@
 package dev.toolgate.mcp;
 
+import dev.toolgate.json.TextCap;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -125,7 +126,8 @@ final class StdioInput extends InputStream {
     }
 
     private void reject(Object error) throws IOException {
-        LOG.warn("Rejected a malformed message on standard input: {}", LOGGED.redactText(String.valueOf(error)));
+        LOG.warn("Rejected a malformed message on standard input: {}",
+                TextCap.forLog(LOGGED.redactText(String.valueOf(error))));
         out.writeUncounted(mapper.writeValueAsBytes(error));
     }
 

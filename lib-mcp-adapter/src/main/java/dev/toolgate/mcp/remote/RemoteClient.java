@@ -1,5 +1,6 @@
 package dev.toolgate.mcp.remote;
 
+import dev.toolgate.json.TextCap;
 import dev.toolgate.source.SecretResolver;
 import dev.toolgate.source.SourceContext;
 import io.modelcontextprotocol.client.McpClient;
@@ -125,7 +126,8 @@ final class RemoteClient {
             ServerParameters.Builder parameters = ServerParameters.builder(command.get(0)).args(command.subList(1, command.size()));
             env.forEach((name, value) -> parameters.addEnvVar(name, value.resolve(secrets)));
             StdioClientTransport transport = new StdioClientTransport(parameters.build(), McpJsonDefaults.getMapper());
-            transport.setStdErrorHandler(line -> LOG.debug("stderr of {}: {}", command.get(0), line));
+            transport.setStdErrorHandler(line -> LOG.debug("stderr of {}: {}", command.get(0),
+                    TextCap.forLog(line)));
             return transport;
         }
 
