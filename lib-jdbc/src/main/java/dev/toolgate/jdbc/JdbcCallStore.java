@@ -211,7 +211,7 @@ final class JdbcCallStore implements CallStore {
                 + (dialect == Dialect.POSTGRESQL ? " ON CONFLICT (reverts) WHERE reverts IS NOT NULL DO NOTHING" : "");
         this.claimRevert = PlainSql.of(dialect.returning(revert, "created_at, applied_at, outcome_due_at"));
         this.revertOf = SELECT + " WHERE reverts = :reverts";
-        this.markReverted = "UPDATE " + TABLE + " SET reverted_by = :revert_id"
+        this.markReverted = "UPDATE " + TABLE + " SET status = 'reverted', reverted_by = :revert_id"
                 + " WHERE id = :id AND status = 'applied' AND reverted_by IS NULL";
         this.purges = new Purges(db);
         boolean postgres = dialect == Dialect.POSTGRESQL;

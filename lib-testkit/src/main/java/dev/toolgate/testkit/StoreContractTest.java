@@ -851,6 +851,7 @@ public abstract class StoreContractTest {
         assertThat(calls.markReverted(applied.id(), revert.id())).isTrue();
         assertThat(calls.markReverted(applied.id(), "another")).isFalse();
         assertThat(calls.find(applied.id()).orElseThrow().revertedBy()).isEqualTo(revert.id());
+        assertThat(calls.find(applied.id()).orElseThrow().status()).as("never applied again").isEqualTo(CallStatus.REVERTED);
         CallRecord read = calls.record(executed("ann", "s1"));
         assertThat(calls.markReverted(read.id(), revert.id())).as("only an applied call").isFalse();
     }
