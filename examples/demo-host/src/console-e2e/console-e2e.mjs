@@ -148,10 +148,14 @@ async function login(page, user, secret) {
   await page.getByTestId('login-submit').click();
 }
 
-/** Seconds left in an "expires in m:ss" or "expires in h:mm:ss" text (NaN for anything else). */
+/** The durations a card's expiry reads as: "expires in 2 d 3 h", "23 h 59 min", "4 min 10 s" or "9 s". */
+const EXPIRY = /^expires in (?:(\d+) d (\d+) h|(\d+) h (\d+) min|(\d+) min (\d+) s|(\d+) s)$/;
+/** Seconds left in an expiry text, to the precision it shows (NaN for anything else). */
 function secondsLeft(expiry) {
-  const m = /^expires in (?:(\d+):)?(\d+):(\d\d)$/.exec(expiry || '');
-  return m ? Number(m[1] || 0) * 3600 + Number(m[2]) * 60 + Number(m[3]) : NaN;
+  const m = EXPIRY.exec(expiry || '');
+  if (!m) return NaN;
+  const n = m.slice(1).map((v) => Number(v || 0));
+  return n[0] * 86400 + n[1] * 3600 + n[2] * 3600 + n[3] * 60 + n[4] * 60 + n[5] + n[6];
 }
 const card = (page, callId) => page.locator(`[data-testid="card"][data-call-id="${callId}"]`);
 const text = async (locator) => ((await locator.textContent({timeout: 2000})) || '').trim();
@@ -282,8 +286,8 @@ async function main() {
       const t = await expiryOf();
       return t !== expiry1 ? t : null;
     }, 5000);
-    check('expiry counts down ("expires in m:ss", then fewer seconds)', /^expires in \d+:\d\d(:\d\d)?$/.test(expiry1)
-      && secondsLeft(expiry2) < secondsLeft(expiry1), [expiry1, expiry2]);
+    check('expiry reads as a duration ("expires in 9 min 58 s"), then fewer seconds',
+      /^expires in \d+ min \d+ s$/.test(expiry1) && secondsLeft(expiry2) < secondsLeft(expiry1), [expiry1, expiry2]);
     // The page learns the server's clock from each inbox answer. Answers that arrive 1.8 s late (a slow
     // network, a loaded host) must not set the countdowns back by the delay. The route drops
     // If-None-Match so that every poll gets a full answer with the server's "now".
@@ -377,6 +381,13 @@ async function main() {
     await reasonBox.press('Control+Enter');
     const denied = await settledStatus(pageA, xss.callId);
     check('card says "denied"', denied === 'denied', denied);
+    const deniedLine = card(pageA, xss.callId).getByTestId('card-status');
+    const deniedClass = await deniedLine.getAttribute('class', {timeout: 2000}).catch(() => '');
+    check('the denied card is styled as a refusal, not a success', /\bstatus-refused\b/.test(deniedClass || '')
+      && !/\bstatus-ok\b/.test(deniedClass || ''), deniedClass);
+    const deniedToast = pageA.getByTestId('toast').filter({hasText: /^denied/});
+    check('...and so is its toast', !!(await eventually(async () => (await deniedToast.count()) > 0
+      && !/toast-ok/.test((await deniedToast.first().getAttribute('class')) || ''))));
     check('the denied card leaves the inbox', await eventually(async () => (await cardX.count()) === 0, 15000));
 
     section('two operators decide the same card: exactly one wins');
@@ -467,8 +478,48 @@ async function main() {
     check('a same-origin POST with the token works (control)', (await inPage({'Content-Type': 'application/json', 'X-Toolgate-Csrf': csrfToken}))
       .status === 200);
 
+    section('a run rolled back: its step reads reverted, the revert as a revert of it');
+    const rollbackTitle = `Opened, then rolled back ${stamp}`;
+    // the demo plugin's program: reads the catalog, opens an incident (consent), raises it (consent again)
+    const ran = await carol.call('run.incident.escalate', {systemId: 'web', title: rollbackTitle, severity: 'HIGH'});
+    const runId = valuesOf(ran, 'executionId')[0];
+    const stepId = (valuesOf(ran, 'pending')[0] || []).map((p) => p.callId)[0];
+    check('run.incident.escalate pauses at incident.create', !!runId && !!stepId
+      && JSON.stringify(ran).includes('incident.create'), ran);
+    const stepApproved = await pageA.evaluate(async (url) => {
+      const csrf = (await (await fetch('api/session')).json()).csrf;
+      const r = await fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Toolgate-Csrf': csrf},
+        body: JSON.stringify({always: false, scope: null})});
+      return {status: r.status, body: await r.json()};
+    }, `api/inbox/${encodeURIComponent(stepId)}/approve`);
+    check('alice approves the step; the run goes on to its next step', stepApproved.status === 200
+      && stepApproved.body.outcome === 'resumed', stepApproved);
+    const rolled = await carol.call('toolgate.rollback', {executionId: runId});
+    check('carol rolls the run back: the incident it opened is reverted', rolled.status === 'rolled_back' && rolled.reverted === 1,
+      rolled);
+
     section('audit');
     await pageA.getByTestId('nav-audit').click();
+    const rowStep = pageA.locator(`[data-testid="audit-row"][data-call-id="${stepId}"]`);
+    check('the undone step reads reverted, not applied', (await eventually(async () =>
+      (await rowStep.getAttribute('data-status', {timeout: 1000})) === 'reverted')) !== null);
+    const revertLink = rowStep.getByTestId('audit-reverted-by').locator('a');
+    const revertId = (await revertLink.getAttribute('title').catch(() => null)) || '';
+    check('...with a link to its revert', !!revertId && (await revertLink.getAttribute('href')) === `#call-${encodeURIComponent(revertId)}`,
+      revertId);
+    const rowRevert = pageA.locator(`[data-testid="audit-row"][data-call-id="${revertId}"]`);
+    check('the revert reads applied, as the revert of the step', (await rowRevert.getAttribute('data-status')) === 'applied'
+      && (await text(rowRevert.getByTestId('audit-revert-badge'))) === 'revert'
+      && (await text(rowRevert.getByTestId('audit-reverts'))).startsWith('revert of ')
+      && (await rowRevert.getByTestId('audit-reverts').locator('a').getAttribute('title')) === stepId);
+    const tones = await pageA.locator('[data-testid="audit-status"]').evaluateAll((badges) => badges.map((b) =>
+      [b.textContent, b.getAttribute('data-tone'), getComputedStyle(b).backgroundColor]));
+    const toneOf = (status) => tones.find((t) => t[0] === status);
+    check('statuses by tone: applied green, rejected red, reverted neutral; no refusal or undone call shown as a success',
+      toneOf('applied') && toneOf('applied')[1] === 'ok' && toneOf('rejected') && toneOf('rejected')[1] === 'error'
+      && toneOf('reverted') && toneOf('reverted')[1] === 'plain'
+      && toneOf('rejected')[2] !== toneOf('applied')[2] && toneOf('reverted')[2] !== toneOf('applied')[2]
+      && tones.every((t) => t[1] !== 'ok' || t[0] === 'applied' || t[0] === 'executed'), tones);
     const rowU = pageA.locator(`[data-testid="audit-row"][data-call-id="${update.callId}"]`);
     check('the approved update is in the audit, applied', (await eventually(async () => (await rowU.getAttribute('data-status', {timeout: 1000})) === 'applied')) !== null);
     const rowX = pageA.locator(`[data-testid="audit-row"][data-call-id="${xss.callId}"]`);
@@ -504,6 +555,13 @@ async function main() {
       return s.length > 0 && s.every((x) => x === 'rejected') ? s : null;
     });
     check('filter by status and principal shows only carol\'s rejected calls', !!statuses && (await rowX.count()) === 1, statuses);
+    await pageA.getByTestId('audit-filter-principal').fill('carol');
+    await pageA.getByTestId('audit-apply').click();
+    const byName = await eventually(async () => {
+      const principals = await pageA.locator('[data-testid="audit-row"] td:nth-child(3)').allTextContents();
+      return principals.length === statuses.length && principals.every((p) => p === 'user:carol') ? principals : null;
+    });
+    check('the principal filter finds "carol" as it finds "user:carol"', !!byName && (await rowX.count()) === 1, byName);
     const badFilter = await ctxA.request.get(api('api/audit?from=yesterday'));
     const badFilterBody = await badFilter.json().catch(() => ({}));
     check('a bad filter value is refused naming the field', badFilter.status() === 400 && badFilterBody.field === 'from',

@@ -240,13 +240,14 @@ final class InboxApi {
         CallRecord now = settled(callId, before);
         CallStatus status = now.status();
         PrincipalRef by = switch (status) {
-            case APPLIED, APPLYING, FAILED, INTERRUPTED -> now.appliedBy() != null ? now.appliedBy() : now.decidedBy();
+            case APPLIED, REVERTED, APPLYING, FAILED, INTERRUPTED -> now.appliedBy() != null ? now.appliedBy() : now.decidedBy();
             case REJECTED, SUPERSEDED -> now.decidedBy();
             default -> null;
         };
         String who = by == null ? "" : " by " + by.id();
         String message = "already decided: " + switch (status) {
             case APPLIED -> "applied" + who;
+            case REVERTED -> "applied" + who + ", then reverted";
             case APPLYING -> "being applied" + who;
             case FAILED -> "approved" + who + "; the tool failed";
             case INTERRUPTED -> "approved" + who + "; its outcome is in doubt";

@@ -12,7 +12,10 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The JSON the page reads. Audit records never carry arguments or payloads: only their hash, and the
- * result as the store keeps it (redacted and capped when it was recorded).
+ * result as the store keeps it (redacted and capped when it was recorded). A record links the calls it
+ * is tied to: {@code supersedes}/{@code supersededBy} (an operator's edit), {@code reverts} (this call is
+ * the revert of that one) and {@code revertedBy} (this call was undone by that revert; it reads
+ * {@code reverted}).
  */
 final class Views {
 
@@ -107,7 +110,9 @@ final class Views {
         } else {
             node.put("stepSeq", r.stepSeq());
         }
-        return node.put("supersedes", r.supersedes()).put("supersededBy", r.supersededBy());
+        // a revert is its own applied call naming the call it undid; that call reads reverted and names it
+        return node.put("supersedes", r.supersedes()).put("supersededBy", r.supersededBy())
+                .put("reverts", r.reverts()).put("revertedBy", r.revertedBy());
     }
 
     static ObjectNode principal(PrincipalRef ref) {

@@ -2,6 +2,7 @@ package dev.toolgate.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolgate.audit.CallStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,33 @@ class AssetsTest {
             assertThat(js).as("console.js must not use " + sink).doesNotContain(sink);
         }
         assertThat(asset("console.css")).doesNotContain("@import").doesNotContain("url(http");
+    }
+
+    @Test
+    void everyStatusCanBeFilteredAndHasATone_successesAloneGreen() throws IOException {
+        String html = asset("index.html");
+        String js = asset("console.js");
+        var block = Pattern.compile("const STATUS_TONE = \\{([^}]*)}").matcher(js);
+        assertThat(block.find()).as("console.js has its STATUS_TONE table").isTrue();
+        var tones = new java.util.HashMap<String, String>();
+        var entry = Pattern.compile("([a-z_]+): '([a-z]+)'").matcher(block.group(1));
+        while (entry.find()) {
+            tones.put(entry.group(1), entry.group(2));
+        }
+        for (CallStatus status : CallStatus.values()) {
+            String name = status.wireName();
+            assertThat(html).as("the audit filter offers " + name).contains("<option>" + name + "</option>");
+            assertThat(tones).as("console.js gives " + name + " a tone").containsKey(name);
+            boolean success = status == CallStatus.APPLIED || status == CallStatus.EXECUTED;
+            assertThat(tones.get(name).equals("ok")).as(name + " reads as a success").isEqualTo(success);
+        }
+        for (CallStatus refusal : List.of(CallStatus.DENIED, CallStatus.REJECTED, CallStatus.FAILED, CallStatus.INVALID)) {
+            assertThat(tones.get(refusal.wireName())).as(refusal.wireName()).isEqualTo("error");
+        }
+        String css = asset("console.css");
+        for (String tone : new java.util.TreeSet<>(tones.values())) {
+            assertThat(Pattern.compile("\\.tone-" + tone + "\\b").matcher(css).find()).as("console.css styles tone " + tone).isTrue();
+        }
     }
 
     @Test

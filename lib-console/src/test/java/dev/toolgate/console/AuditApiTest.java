@@ -4,6 +4,7 @@ import static dev.toolgate.console.ConsoleFixture.CAROL;
 import static dev.toolgate.console.ConsoleFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolgate.access.Principal;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.NoInput;
@@ -94,6 +95,48 @@ class AuditApiTest {
                 .as("'to' is exclusive").doesNotContain(denied);
         assertThat(records(alice, "?from=" + justAfter).stream().map(n -> n.get("callId").asString())).doesNotContain(denied);
         assertThat(records(alice, "?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z")).isEmpty();
+    }
+
+    @Test
+    void aPrincipalWithoutAKindFindsThatNameUnderEveryKind() {
+        fx.carolProposes("One");
+        fx.gate.call(CallContext.of(Principal.application("carol", "incident.read")).withSession("s-app"), "incident.find", "{}");
+        fx.gate.call(CallContext.of(ConsoleFixture.BOB).withSession("s-bob"), "incident.find", "{}");
+        ConsoleFixture.Client alice = fx.client().signedIn("alice");
+
+        assertThat(records(alice, "?principal=carol")).extracting(n -> n.get("principal").get("key").asString())
+                .containsExactly("application:carol", "user:carol");
+        assertThat(records(alice, "?principal=user:carol")).extracting(n -> n.get("principal").get("key").asString())
+                .containsExactly("user:carol");
+        assertThat(records(alice, "?principal=carol&limit=1")).as("the page counts matches").hasSize(1);
+        assertThat(json(alice.get("/api/audit?principal=carol&limit=1")).get("next").isNull()).isFalse();
+        assertThat(records(alice, "?principal=caro")).isEmpty();
+    }
+
+    @Test
+    void aRevertedCallReadsRevertedAndItsRevertReadsAsTheRevertOfIt() {
+        CallContext carol = CallContext.of(CAROL).withSession("s-carol");
+        String run = fx.gate.executions().start(carol, "incident.open", "{}").executionId();
+        String step = fx.gate.executions().find(run).orElseThrow().pendingCallId();
+        ConsoleFixture.Client alice = fx.client().signedIn("alice");
+        assertThat(alice.post("/api/inbox/" + step + "/approve", "{}").status()).isEqualTo(200);
+        var rollback = fx.gate.executions().rollback(carol, run);
+        assertThat(rollback.reverted()).as(rollback.toString()).isEqualTo(1);
+
+        JsonNode undone = records(alice, "?status=reverted").stream().filter(n -> n.get("callId").asString().equals(step))
+                .findFirst().orElseThrow(() -> new AssertionError("the undone step does not read reverted"));
+        String revertId = undone.get("revertedBy").asString();
+        assertThat(undone.get("reverts").isNull()).isTrue();
+        assertThat(records(alice, "?status=applied")).extracting(n -> n.get("callId").asString())
+                .as("applied: only the revert").containsExactly(revertId);
+        JsonNode revert = records(alice, "?status=applied").get(0);
+        assertThat(revert.get("reverts").asString()).isEqualTo(step);
+        assertThat(revert.get("revertedBy").isNull()).isTrue();
+        assertThat(revert.get("summary").asString()).startsWith("Revert: ");
+
+        ConsoleResponse again = alice.post("/api/inbox/" + step + "/approve", "{}");
+        assertThat(again.status()).isEqualTo(409);
+        assertThat(json(again).get("message").asString()).isEqualTo("already decided: applied by alice, then reverted");
     }
 
     @Test

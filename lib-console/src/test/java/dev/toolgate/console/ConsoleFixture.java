@@ -149,7 +149,10 @@ final class ConsoleFixture implements AutoCloseable {
                     Incident incident = new Incident(incidents.size() + 1, in.title(), in.severity());
                     incidents.add(incident);
                     return incident;
-                }).build();
+                })
+                .output(Incident.class) // the revert gets the incident it opened
+                .revert((in, created, ctx) -> incidents.remove(created))
+                .build();
     }
 
     private Tool<?, ?> escalate() {

@@ -1,11 +1,16 @@
 package dev.toolgate.audit;
 
+import dev.toolgate.access.PrincipalKind;
+import dev.toolgate.access.PrincipalRef;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -25,7 +30,10 @@ import java.util.Objects;
  *
  * @param tenantId     only this tenant
  * @param sessionId    only this session
- * @param principalKey only calls made by this principal ({@code <kind>:<id>})
+ * @param principalKey only calls made by this principal ({@code <kind>:<id>}); without a kind prefix
+ *                     ({@code user:}, {@code application:}, {@code service:}), by a principal of that id
+ *                     of any kind ({@code carol} finds {@code user:carol} and {@code application:carol}):
+ *                     see {@link #principalKeys()}
  * @param toolName     only this tool
  * @param status       only this status
  * @param executionId  only the steps of this durable execution (then ordered by step, first first)
@@ -100,7 +108,10 @@ public record CallQuery(String tenantId, String sessionId, String principalKey, 
         return new CallQuery(tenantId, v, principalKey, toolName, status, executionId, from, until, after, limit);
     }
 
-    /** Only calls made by this principal key ({@code <kind>:<id>}). */
+    /**
+     * Only calls made by this principal key ({@code <kind>:<id>}), or, given an id without a kind prefix,
+     * by a principal of that id of any kind.
+     */
     public CallQuery principal(String v) {
         return new CallQuery(tenantId, sessionId, v, toolName, status, executionId, from, until, after, limit);
     }
@@ -166,13 +177,47 @@ public record CallQuery(String tenantId, String sessionId, String principalKey, 
     public boolean matches(CallRecord record) {
         return (tenantId == null || tenantId.equals(record.tenantId()))
                 && (sessionId == null || sessionId.equals(record.sessionId()))
-                && (principalKey == null || principalKey.equals(record.principal().key()))
+                && (principalKey == null || principalKey.equals(record.principal().key())
+                        || !hasKind(principalKey) && principalKey.equals(record.principal().id()))
                 && (toolName == null || toolName.equals(record.toolName()))
                 && (status == null || status == record.status())
                 && (executionId == null || executionId.equals(record.executionId()))
                 && (from == null || record.createdAt() != null && !record.createdAt().isBefore(from))
                 && (until == null || record.createdAt() != null && record.createdAt().isBefore(until))
                 && (after == null || after.precedes(record));
+    }
+
+    /**
+     * The principal keys the principal filter matches, which every store compares the stored key with:
+     * {@code principalKey} itself when it starts with a kind's lower-case name and a colon (for example
+     * {@code user:carol}); otherwise the id under every kind ({@code carol} gives {@code user:carol},
+     * {@code application:carol} and {@code service:carol}). Empty without a principal filter.
+     */
+    public List<String> principalKeys() {
+        if (principalKey == null) {
+            return List.of();
+        }
+        if (hasKind(principalKey)) {
+            return List.of(principalKey);
+        }
+        List<String> keys = new ArrayList<>();
+        for (PrincipalKind kind : PrincipalKind.values()) {
+            keys.add(new PrincipalRef(kind, principalKey).key());
+        }
+        return List.copyOf(keys);
+    }
+
+    /** The key prefixes of the principal kinds: {@code user:}, {@code application:}, {@code service:}. */
+    private static final List<String> KIND_PREFIXES = java.util.Arrays.stream(PrincipalKind.values())
+            .map(k -> k.name().toLowerCase(Locale.ROOT) + ":").toList();
+
+    private static boolean hasKind(String key) {
+        for (String prefix : KIND_PREFIXES) {
+            if (key.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -50,7 +50,8 @@ import java.util.Objects;
  * @param executionId    the durable execution this call is a step of, or null
  * @param stepSeq        its step number in that execution (from 1), or null
  * @param reverts        for the revert of an applied call during a rollback: that call's id, else null
- * @param revertedBy     for an applied call that a rollback reverted: the revert's call id, else null
+ * @param revertedBy     for a call that a rollback reverted (status {@link CallStatus#REVERTED}): the
+ *                       revert's call id, else null
  * @param precondition   for a proposal whose dry-run declared what must still hold when it runs (the
  *                       {@code before} of its diff, or an explicit precondition such as a version): the
  *                       SHA-256 hex of that state's canonical JSON, else null. Apply re-reads the state and

@@ -15,8 +15,18 @@ public enum CallStatus {
      * if no outcome arrives in time, {@link #INTERRUPTED}.
      */
     APPLYING,
-    /** A proposal was applied: claimed exactly once, executed, and its result recorded. */
+    /**
+     * A proposal was applied: claimed exactly once, executed, and its result recorded. A revert (a
+     * rollback's undoing of an applied call) is recorded in this status too, as its own call whose
+     * {@link CallRecord#reverts()} names the call it undid.
+     */
     APPLIED,
+    /**
+     * Was {@link #APPLIED}, then undone: a rollback's revert ran and succeeded, and
+     * {@link CallRecord#revertedBy()} names that revert's call. Finished; the change it made is no longer
+     * in place. Only an applied call becomes reverted, once, together with its {@code revertedBy}.
+     */
+    REVERTED,
     /**
      * In doubt: a proposal was claimed and its execution began, but no outcome arrived by its
      * {@linkplain CallRecord#outcomeDueAt() due time}, typically because the instance running it

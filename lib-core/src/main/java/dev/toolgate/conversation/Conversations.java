@@ -203,6 +203,7 @@ public final class Conversations {
     Decision decision(CallRecord r, PrincipalRef conversation) {
         Decision.Outcome outcome = switch (r.status()) {
             case APPLIED -> Decision.Outcome.APPLIED;
+            case REVERTED -> Decision.Outcome.REVERTED;
             case FAILED -> Decision.Outcome.FAILED;
             case REJECTED -> Decision.Outcome.DECLINED;
             case SUPERSEDED -> Decision.Outcome.EDITED;
@@ -218,7 +219,8 @@ public final class Conversations {
         }
         String why = outcome == Decision.Outcome.STALE && r.error() != null ? r.error() : r.decisionReason();
         String reason = why == null || ConversationStore.APPLIED_IN_STEP.contains(why) ? null : redactor.redactText(why);
-        JsonNode result = outcome == Decision.Outcome.APPLIED && r.resultJson() != null ? Json.parse(r.resultJson()) : null;
+        boolean ran = outcome == Decision.Outcome.APPLIED || outcome == Decision.Outcome.REVERTED;
+        JsonNode result = ran && r.resultJson() != null ? Json.parse(r.resultJson()) : null;
         Instant decidedAt = ConversationStore.decidedAt(r);
         return new Decision(r.id(), r.toolName(), r.effect(), outcome, decider, r.summary(), reason, result,
                 outcome == Decision.Outcome.FAILED ? r.error() : null,

@@ -11,8 +11,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What became of a proposal a model made in a conversation, as the model is told on its next turn:
- * applied (with its result), failed, declined (with the operator's reason), expired, replaced by an
- * operator's edit, or stale (the object changed before it ran). Who decided is a role ({@link Decider}), never a name; nothing here carries a token.
+ * applied (with its result), applied and since reverted, failed, declined (with the operator's reason),
+ * expired, replaced by an operator's edit, or stale (the object changed before it ran). Who decided is a role ({@link Decider}), never a name; nothing here carries a token.
  * The summary, reason, result and error are as the audit trail holds them: redacted, the result
  * size-capped.
  *
@@ -23,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
  * @param decidedBy  who decided, as a role
  * @param summary    the proposal's summary, or null
  * @param reason     the operator's reason, or null
- * @param result     for {@link Outcome#APPLIED}: the tool's result, else null
+ * @param result     for {@link Outcome#APPLIED} and {@link Outcome#REVERTED}: the tool's result, else null
  * @param error      for {@link Outcome#FAILED}: why, else null
  * @param replacedBy for {@link Outcome#EDITED}: the proposal that replaced it, else null
  * @param decidedAt  when it was decided (store time)
@@ -36,6 +36,12 @@ public record Decision(String proposalId, String toolName, Effect effect, Outcom
     public enum Outcome {
         /** Approved and run: the change was made; {@link #result()} holds what the tool returned. */
         APPLIED,
+        /**
+         * Approved and run, then undone by a rollback before the conversation was told: the change is no
+         * longer in place. {@link #result()} holds what the tool returned when it ran. (A conversation told
+         * of an applied change before the rollback is not told again.)
+         */
+        REVERTED,
         /** Approved, but running it failed (or it was in doubt and an operator found it not made). */
         FAILED,
         /** An operator declined it, usually with a {@link #reason()}; nothing ran. */
@@ -120,6 +126,8 @@ public record Decision(String proposalId, String toolName, Effect effect, Outcom
     private String next() {
         return switch (outcome) {
             case APPLIED -> "The change was made. Tell the user it is done; do not propose it again.";
+            case REVERTED -> "The change was made, then undone by a rollback, so it is no longer in place. Tell the "
+                    + "user; propose it again only if they ask.";
             case FAILED -> "The change was approved but it failed, so it was not made. Tell the user; propose it "
                     + "again only if they ask.";
             case DECLINED -> "The change was declined and not made. Tell the user why; do not propose the same change "

@@ -288,7 +288,8 @@ public final class Executions {
 
     /**
      * Rolls a run back: every applied step whose tool has a revert is reverted, newest first (reads
-     * and tools without a revert are skipped); a failed revert is recorded and the rest go on. A paused
+     * and tools without a revert are skipped), and then reads {@code reverted}; a failed revert is
+     * recorded and the rest go on. A paused
      * run's pending step is rejected first. Idempotent: a second rollback reverts nothing. A running
      * run is refused (roll it back once it pauses or ends).
      *
@@ -307,7 +308,8 @@ public final class Executions {
             wiring.engine().rejectStep(actor, run.pendingCallId(), "rolled back");
         }
         List<CallRecord> applied = steps(run.id()).stream()
-                .filter(s -> s.status() == CallStatus.APPLIED && s.effect().mutates())
+                // reverted ones too: a second rollback reports them as already reverted and runs nothing
+                .filter(s -> (s.status() == CallStatus.APPLIED || s.status() == CallStatus.REVERTED) && s.effect().mutates())
                 .sorted(Comparator.comparing(CallRecord::stepSeq).reversed())
                 .toList();
         List<RevertResult> results = new ArrayList<>();

@@ -200,6 +200,9 @@ final class Handle implements Run {
                 throw halt(new Stop.Pause(pending(logged)));
             }
             case APPLYING, INTERRUPTED -> throw halt(new Stop.InDoubt(step, logged.id()));
+            // a rollback undid it: what the program did next assumed a change that is no longer there
+            case REVERTED -> throw halt(new Stop.Closed(ExecutionStatus.ROLLED_BACK, "step " + step + " was reverted by "
+                    + logged.revertedBy() + "; the run was rolled back"));
             case EXPIRED -> throw halt(new Stop.Closed(ExecutionStatus.EXPIRED, "step " + step + " expired before anyone decided"));
             case STALE -> throw halt(new Stop.Closed(ExecutionStatus.FAILED, staleStep(step, logged)));
             case REJECTED, SUPERSEDED -> throw halt(new Stop.Closed(ExecutionStatus.REJECTED, "step " + step + " was rejected"

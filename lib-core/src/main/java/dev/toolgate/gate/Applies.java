@@ -150,7 +150,7 @@ final class Applies {
                 }
             }
             case EXPIRED -> throw expired(record);
-            case APPLYING, APPLIED, FAILED, INTERRUPTED -> throw new TokenAlreadyUsedException("Proposal " + record.id()
+            case APPLYING, APPLIED, REVERTED, FAILED, INTERRUPTED -> throw new TokenAlreadyUsedException("Proposal " + record.id()
                     + " was already applied" + (record.appliedBy() == null ? "" : " by " + record.appliedBy())
                     + "; a token works once");
             case REJECTED -> throw new ProposalClosedException("Proposal " + record.id() + " was rejected by an operator"

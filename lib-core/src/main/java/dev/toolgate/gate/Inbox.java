@@ -199,6 +199,9 @@ final class Inbox {
         }
         LOG.info("Operator {} resolved interrupted call {} of {} as {}", actor, record.id(), record.toolName(),
                 applied ? "applied" : "not applied");
+        if (applied && record.reverts() != null) {
+            steps.calls.markReverted(record.reverts(), record.id()); // a revert that happened undid its call
+        }
         steps.events.publish(record, outcome, actor, start);
         return new InboxResult.Resolved(record.id(), outcome);
     }

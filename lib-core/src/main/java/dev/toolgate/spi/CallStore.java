@@ -134,9 +134,11 @@ public interface CallStore {
     ClaimResult claimRevert(CallRecord revert, Duration outcomeWithin);
 
     /**
-     * Records on an applied call which revert undid it ({@code revertedBy}).
+     * Records that a revert undid an applied call, in one atomic step: an {@code APPLIED} call without
+     * {@code revertedBy} becomes {@code REVERTED} with {@code revertedBy} set to {@code revertId}. Called
+     * once the revert itself succeeded.
      *
-     * @return false if the call was not applied, or already marked
+     * @return false if the call was not applied, or already marked; nothing changes then
      */
     boolean markReverted(String id, String revertId);
 
@@ -240,7 +242,7 @@ public interface CallStore {
     enum Purge {
         /**
          * Finished calls ({@code executed}, {@code failed}, {@code invalid}, {@code denied},
-         * {@code applied}, {@code interrupted}) whose {@code completedAt} is before the cutoff: the
+         * {@code applied}, {@code reverted}, {@code interrupted}) whose {@code completedAt} is before the cutoff: the
          * audit trail of what ran or was refused. Never a step of a run that is still running or
          * paused: its replay needs it.
          */

@@ -16,7 +16,8 @@ import java.util.Set;
  * <p>A proposal is <em>decided</em> when it was a proposal (it has a token digest), no step of a run
  * is rolling it back ({@code reverts} is null), and it is
  * <ul>
- *   <li>{@code applied} or {@code failed} after a claim ({@code appliedAt} set), unless policy applied it
+ *   <li>{@code applied}, {@code reverted} (applied, then undone by a rollback before the conversation was
+ *       told) or {@code failed} after a claim ({@code appliedAt} set), unless policy applied it
  *       in the very step that proposed it (its {@code decisionReason} is one of {@link #APPLIED_IN_STEP}
  *       and nobody decided it): the model already got that outcome as its call's answer;</li>
  *   <li>{@code rejected} (declined, with the operator's reason), {@code superseded} (an operator's edit
@@ -42,7 +43,7 @@ public interface ConversationStore {
             return false;
         }
         return switch (record.status()) {
-            case APPLIED, FAILED -> record.appliedAt() != null
+            case APPLIED, REVERTED, FAILED -> record.appliedAt() != null
                     && (record.decidedBy() != null || record.decisionReason() == null
                     || !APPLIED_IN_STEP.contains(record.decisionReason()));
             case REJECTED, SUPERSEDED, EXPIRED, STALE -> true;

@@ -348,14 +348,14 @@ public final class InMemoryStore implements ToolgateStore {
     private static final class Calls implements CallStore {
 
         private static final Set<CallStatus> FINISHED = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
-                CallStatus.DENIED, CallStatus.APPLIED, CallStatus.INTERRUPTED);
+                CallStatus.DENIED, CallStatus.APPLIED, CallStatus.REVERTED, CallStatus.INTERRUPTED);
         private static final Set<CallStatus> RECORDABLE = Set.of(CallStatus.EXECUTED, CallStatus.FAILED, CallStatus.INVALID,
                 CallStatus.DENIED);
         private static final Set<CallStatus> CLOSED = Set.of(CallStatus.REJECTED, CallStatus.EXPIRED, CallStatus.SUPERSEDED,
                 CallStatus.STALE);
         /**
-         * What the cap may evict: every status a call never leaves (an applied call may still be marked
-         * reverted). Not proposed, applying, or interrupted (in doubt: an operator or a late outcome
+         * What the cap may evict: every status a call never leaves (an applied call may still become
+         * reverted; evicted first, it simply is not there to mark). Not proposed, applying, or interrupted (in doubt: an operator or a late outcome
          * settles it).
          */
         private static final Set<CallStatus> EVICTABLE = EnumSet.complementOf(
@@ -530,7 +530,7 @@ public final class InMemoryStore implements ToolgateStore {
                     return r;
                 }
                 done[0] = true;
-                return r.toBuilder().revertedBy(revertId).build();
+                return r.toBuilder().status(CallStatus.REVERTED).revertedBy(revertId).build();
             });
             return done[0];
         }

@@ -211,7 +211,7 @@ final class JdbcCallStore implements CallStore {
                 + (dialect == Dialect.POSTGRESQL ? " ON CONFLICT (reverts) WHERE reverts IS NOT NULL DO NOTHING" : "");
         this.claimRevert = PlainSql.of(dialect.returning(revert, "created_at, applied_at, outcome_due_at"));
         this.revertOf = SELECT + " WHERE reverts = :reverts";
-        this.markReverted = "UPDATE " + TABLE + " SET reverted_by = :revert_id"
+        this.markReverted = "UPDATE " + TABLE + " SET status = 'reverted', reverted_by = :revert_id"
                 + " WHERE id = :id AND status = 'applied' AND reverted_by IS NULL";
         this.purges = new Purges(db);
         boolean postgres = dialect == Dialect.POSTGRESQL;
@@ -625,8 +625,10 @@ final class JdbcCallStore implements CallStore {
         if (query.sessionId() != null) {
             where.add("session_id = :session_id");
         }
-        if (query.principalKey() != null) {
-            where.add("principal = :principal");
+        int principals = query.principalKeys().size(); // one key, or an id under every kind
+        if (principals > 0) {
+            where.add("principal IN (" + java.util.stream.IntStream.range(0, principals).mapToObj(i -> ":principal_" + i)
+                    .collect(java.util.stream.Collectors.joining(", ")) + ")");
         }
         if (query.toolName() != null) {
             where.add("tool_name = :tool_name");
@@ -659,20 +661,25 @@ final class JdbcCallStore implements CallStore {
     public List<CallRecord> query(CallQuery query) {
         writeWaiting();
         String sql = querySql(query);
-        return db.withHandle(h -> h.createQuery(sql)
-                .bind("tenant_id", query.tenantId())
-                .bind("session_id", query.sessionId())
-                .bind("principal", query.principalKey())
-                .bind("tool_name", query.toolName())
-                .bind("status", query.status() == null ? null : query.status().wireName())
-                .bind("execution_id", query.executionId())
-                .bind("from_time", Db.timestamp(query.from()))
-                .bind("until_time", Db.timestamp(query.until()))
-                .bind("after_time", Db.timestamp(query.after() == null ? null : query.after().createdAt()))
-                .bind("after_id", query.after() == null ? null : query.after().id())
-                .bind("limit", query.limit())
-                .map(CallRows.MAPPER)
-                .list());
+        List<String> principals = query.principalKeys();
+        return db.withHandle(h -> {
+            var statement = h.createQuery(sql);
+            for (int i = 0; i < principals.size(); i++) {
+                statement.bind("principal_" + i, principals.get(i));
+            }
+            return statement.bind("tenant_id", query.tenantId())
+                    .bind("session_id", query.sessionId())
+                    .bind("tool_name", query.toolName())
+                    .bind("status", query.status() == null ? null : query.status().wireName())
+                    .bind("execution_id", query.executionId())
+                    .bind("from_time", Db.timestamp(query.from()))
+                    .bind("until_time", Db.timestamp(query.until()))
+                    .bind("after_time", Db.timestamp(query.after() == null ? null : query.after().createdAt()))
+                    .bind("after_id", query.after() == null ? null : query.after().id())
+                    .bind("limit", query.limit())
+                    .map(CallRows.MAPPER)
+                    .list();
+        });
     }
 
     /** The statuses a call passes through on its way to an outcome: few rows each at any time. */

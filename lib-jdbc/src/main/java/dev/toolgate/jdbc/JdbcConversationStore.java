@@ -28,7 +28,7 @@ final class JdbcConversationStore implements ConversationStore {
         String appliedInStep = APPLIED_IN_STEP.stream().sorted().map(r -> "'" + r + "'").collect(Collectors.joining(", "));
         // ConversationStore.isDecided, in SQL (the reasons are constants of the gate, never input)
         String decided = "token_digest IS NOT NULL AND reverts IS NULL AND ("
-                + "(status IN ('applied', 'failed') AND applied_at IS NOT NULL AND (decided_by IS NOT NULL"
+                + "(status IN ('applied', 'reverted', 'failed') AND applied_at IS NOT NULL AND (decided_by IS NOT NULL"
                 + " OR decision_reason IS NULL OR decision_reason NOT IN (" + appliedInStep + ")))"
                 + " OR status IN ('rejected', 'superseded', 'expired', 'stale')"
                 + " OR (status = 'proposed' AND expires_at <= " + now + "))";

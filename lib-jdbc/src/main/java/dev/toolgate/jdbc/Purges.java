@@ -54,7 +54,7 @@ import org.jdbi.v3.core.Handle;
  */
 final class Purges {
 
-    private static final String FINISHED = "'executed', 'failed', 'invalid', 'denied', 'applied', 'interrupted'";
+    private static final String FINISHED = "'executed', 'failed', 'invalid', 'denied', 'applied', 'reverted', 'interrupted'";
     private static final String FOR_UPDATE = " FOR UPDATE SKIP LOCKED";
     private static final String CLOSED = "'rejected', 'expired', 'superseded', 'stale'";
 

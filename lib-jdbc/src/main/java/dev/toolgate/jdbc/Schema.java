@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 final class Schema {
 
     /** The schema version this code reads and writes. */
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcStore.class);
 

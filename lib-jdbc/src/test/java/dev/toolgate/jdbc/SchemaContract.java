@@ -193,6 +193,48 @@ abstract class SchemaContract {
     }
 
     @Test
+    void aVersionSixDatabaseIsUpgradedAndItsRevertedCallsReadReverted() throws SQLException {
+        String url = emptyDatabase("upgrade_v6");
+        installVersion(url, 6);
+        Instant applied = Instant.parse("2026-01-01T10:00:00Z");
+        // what a version-6 instance left: a call a rollback reverted (still 'applied', reverted_by set), its
+        // revert, and an applied call nobody reverted
+        insertVersionOneCall(url, "undone", "applied", applied, applied, null);
+        insertVersionOneCall(url, "the-revert", "applied", applied.plusSeconds(5), applied.plusSeconds(6), null);
+        insertVersionOneCall(url, "kept", "applied", applied, applied, null);
+        execute(url, "UPDATE toolgate_call SET reverted_by = 'the-revert' WHERE id = 'undone'");
+        execute(url, "UPDATE toolgate_call SET reverts = 'undone' WHERE id = 'the-revert'");
+        assertThatThrownBy(() -> JdbcStore.builder().url(url).poolSize(1).schema(SchemaMode.VALIDATE).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("version 6, older than version " + Schema.VERSION);
+
+        for (int start = 0; start < 2; start++) { // the migration runs again harmlessly
+            JdbcStore.builder().url(url).poolSize(1).build().close();
+        }
+        assertThat(query(url, "SELECT MAX(version) FROM toolgate_schema_version")).isEqualTo(Schema.VERSION);
+        try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2).schema(SchemaMode.VALIDATE).build()) {
+            CallRecord undone = store.calls().find("undone").orElseThrow();
+            assertThat(undone.status()).isEqualTo(CallStatus.REVERTED);
+            assertThat(undone.revertedBy()).isEqualTo("the-revert");
+            CallRecord revert = store.calls().find("the-revert").orElseThrow();
+            assertThat(revert.status()).isEqualTo(CallStatus.APPLIED);
+            assertThat(revert.reverts()).isEqualTo("undone");
+            assertThat(store.calls().find("kept").orElseThrow().status()).isEqualTo(CallStatus.APPLIED);
+            assertThat(store.calls().query(CallQuery.latest(10).status(CallStatus.REVERTED))).extracting(CallRecord::id)
+                    .containsExactly("undone");
+            assertThat(store.calls().markReverted("undone", "another")).as("reverted once").isFalse();
+            assertThat(store.calls().markReverted("kept", "a-revert")).isTrue();
+            assertThat(store.calls().find("kept").orElseThrow().status()).isEqualTo(CallStatus.REVERTED);
+        }
+        // the update is guarded by the version: once version 7 is recorded it changes nothing, so a row left as
+        // it was (here written by hand) stays
+        execute(url, "UPDATE toolgate_call SET status = 'applied' WHERE id = 'kept'");
+        JdbcStore.builder().url(url).poolSize(1).build().close();
+        assertThat(query(url, "SELECT COUNT(*) FROM toolgate_call WHERE status = 'applied' AND reverted_by IS NOT NULL"))
+                .isEqualTo(1);
+    }
+
+    @Test
     void aVersionThreeDatabaseIsUpgradedAndItsBudgetLogsKeepTheirWindows() throws SQLException {
         String url = emptyDatabase("upgrade_v3");
         installVersion(url, 3);

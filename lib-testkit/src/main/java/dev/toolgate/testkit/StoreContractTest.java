@@ -851,6 +851,7 @@ public abstract class StoreContractTest {
         assertThat(calls.markReverted(applied.id(), revert.id())).isTrue();
         assertThat(calls.markReverted(applied.id(), "another")).isFalse();
         assertThat(calls.find(applied.id()).orElseThrow().revertedBy()).isEqualTo(revert.id());
+        assertThat(calls.find(applied.id()).orElseThrow().status()).as("never applied again").isEqualTo(CallStatus.REVERTED);
         CallRecord read = calls.record(executed("ann", "s1"));
         assertThat(calls.markReverted(read.id(), revert.id())).as("only an applied call").isFalse();
     }
@@ -934,6 +935,35 @@ public abstract class StoreContractTest {
         assertThat(calls.query(CallQuery.latest(10).tool("notes.get"))).extracting(CallRecord::id).containsExactly(third.id());
         assertThat(calls.query(CallQuery.latest(10).status(CallStatus.EXECUTED))).extracting(CallRecord::id)
                 .containsExactly(first.id());
+    }
+
+    @Test
+    void aPrincipalFilterWithoutAKindFindsThatIdUnderEveryKindInTheQueryItself() {
+        CallRecord user = calls.record(executed("carol", "s1"));
+        clock.advance(Duration.ofMillis(1));
+        CallRecord app = calls.record(executed("carol", "s1").toBuilder()
+                .principal(new PrincipalRef(PrincipalKind.APPLICATION, "carol")).build());
+        clock.advance(Duration.ofMillis(1));
+        calls.record(executed("caroline", "s1"));
+        calls.record(executed("user:carol", "s1")); // an id that looks like a key (user:user:carol): not user carol
+        for (int i = 0; i < 3; i++) {
+            clock.advance(Duration.ofMillis(1));
+            calls.record(executed("dave", "s1"));
+        }
+
+        assertThat(calls.query(CallQuery.latest(10).principal("carol"))).extracting(CallRecord::id)
+                .containsExactly(app.id(), user.id());
+        assertThat(calls.query(CallQuery.latest(10).principal("user:carol"))).extracting(CallRecord::id)
+                .containsExactly(user.id());
+        assertThat(calls.query(CallQuery.latest(10).principal("application:carol"))).extracting(CallRecord::id)
+                .containsExactly(app.id());
+        assertThat(calls.query(CallQuery.latest(1).principal("carol"))).as("the limit counts matches, not rows read")
+                .extracting(CallRecord::id).containsExactly(app.id());
+        assertThat(ids(pages(CallQuery.latest(1).principal("carol")))).containsExactly(app.id(), user.id());
+        assertThat(calls.query(CallQuery.latest(10).principal("carol").status(CallStatus.EXECUTED).tenant("acme")))
+                .hasSize(2);
+        assertThat(calls.query(CallQuery.latest(10).principal("Carol"))).as("ids are exact").isEmpty();
+        assertThat(calls.query(CallQuery.latest(10).principal("service:carol"))).isEmpty();
     }
 
     /** Every page of {@code query}, following each full page's last record as the cursor. */

@@ -96,14 +96,37 @@
     return p.key || (p.kind ? `${p.kind}:${p.id}` : String(p.id || ''));
   }
 
+  /** Time left as a duration: "expires in 2 d 3 h", "in 23 h 59 min", "in 4 min 10 s", "in 9 s". */
   function fmtRemaining(ms) {
     if (ms <= 0) return 'expired';
     const total = Math.floor(ms / 1000);
-    const h = Math.floor(total / 3600);
+    const d = Math.floor(total / 86400);
+    const h = Math.floor((total % 86400) / 3600);
     const m = Math.floor((total % 3600) / 60);
     const s = total % 60;
-    const ss = String(s).padStart(2, '0');
-    return h > 0 ? `expires in ${h}:${String(m).padStart(2, '0')}:${ss}` : `expires in ${m}:${ss}`;
+    if (d > 0) return `expires in ${d} d ${h} h`;
+    if (h > 0) return `expires in ${h} h ${m} min`;
+    return m > 0 ? `expires in ${m} min ${s} s` : `expires in ${s} s`;
+  }
+
+  /**
+   * How a call's status reads: a success (applied, executed) green; pending blue; a refusal or failure
+   * (denied, rejected, failed, invalid) red; an outcome to look at (interrupted, stale, expired) amber;
+   * undone or replaced (reverted, superseded) neutral.
+   */
+  const STATUS_TONE = {
+    applied: 'ok', executed: 'ok', proposed: 'info', applying: 'info',
+    denied: 'error', rejected: 'error', failed: 'error', invalid: 'error',
+    interrupted: 'warn', stale: 'warn', expired: 'warn', reverted: 'plain', superseded: 'plain',
+  };
+  function statusTone(status) {
+    return STATUS_TONE[status] || 'plain';
+  }
+
+  /** A card's status line for a decision that worked, by the call's status (none given: a success). */
+  function cardKind(status) {
+    const tone = status ? statusTone(status) : 'ok';
+    return tone === 'ok' || tone === 'info' ? 'ok' : (tone === 'error' ? 'error' : 'warn');
   }
 
   function shortId(id) {
@@ -544,10 +567,11 @@
       clear(panel);
       panel.hidden = true;
       root.classList.add('card-done');
-      toast(text, kind === 'error' ? 'error' : (kind === 'warn' ? 'warn' : 'ok'));
+      toast(text, kind === 'error' ? 'error' : (kind === 'ok' ? 'ok' : 'warn'));
       pollInbox(true);
     };
-    const decide = async (action, body, successText, inlineErrors) => {
+    /** kind: how the card's status line reads once it worked ('ok' unless given, e.g. 'refused' for a denial). */
+    const decide = async (action, body, successText, inlineErrors, kind) => {
       entry.busy = true;
       lock(true);
       setStatus('Working…');
@@ -556,7 +580,7 @@
         const d = r.data || {};
         if (d.outcome === 'failed') finish(`approved, but the tool failed: ${d.message || d.status || 'see the audit'}`, 'error');
         else if (d.outcome === 'stale') finish(`stale, nothing ran: ${staleText(d.changes, d.message)} Propose again from the current state.`, 'warn');
-        else finish(successText(d), 'ok');
+        else finish(successText(d), kind || cardKind(d.status));
       } catch (e) {
         if (e.status === 409 || e.code === 'already_decided') {
           const text = e.body.message || `already decided: ${e.body.status || 'closed'}${e.body.by ? ' by ' + e.body.by : ''}`;
@@ -633,7 +657,7 @@
           return;
         }
         error.hidden = true;
-        const failure = await decide('deny', {reason: text}, () => 'denied', true);
+        const failure = await decide('deny', {reason: text}, () => 'denied', true, 'refused');
         if (failure && failure.status === 400) {
           error.textContent = failure.message;
           error.hidden = false;
@@ -733,7 +757,8 @@
       const resolve = (applied) => async () => {
         try {
           const r = await api('POST', `api/doubt/${encodeURIComponent(d.callId)}/resolve`, {applied, note: note.value.trim() || null});
-          toast(`resolved: ${(r.data && r.data.status) || (applied ? 'applied' : 'failed')}`, 'ok');
+          const resolved = (r.data && r.data.status) || (applied ? 'applied' : 'failed');
+          toast(`resolved: ${resolved}`, resolved === 'applied' ? 'ok' : 'warn');
         } catch (e) {
           toast(e.message, 'error');
         }
@@ -833,20 +858,32 @@
     const links = [];
     if (rec.supersedes) links.push('replaces ' + shortId(rec.supersedes));
     if (rec.supersededBy) links.push('replaced by ' + shortId(rec.supersededBy));
+    if (rec.reverts) links.push(callLink('revert of ', rec.reverts, 'audit-reverts'));
+    if (rec.revertedBy) links.push(callLink('reverted by ', rec.revertedBy, 'audit-reverted-by'));
     if (rec.executionId) links.push(`run ${shortId(rec.executionId)} · step ${rec.stepSeq}`);
     const duration = rec.durationMillis === null || rec.durationMillis === undefined ? null : rec.durationMillis + ' ms';
-    return el('tr', {testid: 'audit-row', attrs: {'data-call-id': rec.callId, 'data-status': status}},
+    const tone = statusTone(status);
+    const linkLine = links.length ? el('div', {class: 'muted small'}) : null;
+    links.forEach((link, i) => linkLine.append(i ? ' · ' : '', link));
+    return el('tr', {testid: 'audit-row', attrs: {id: 'call-' + rec.callId, 'data-call-id': rec.callId, 'data-status': status}},
       el('td', {class: 'nowrap', text: fmtTime(rec.createdAt), title: rec.callId}),
       el('td', null, el('span', {class: 'mono', text: rec.tool}), ' ', effectBadge(rec.effect)),
       el('td', {text: fmtPrincipal(rec.principal), title: rec.session ? 'session ' + rec.session : ''}),
-      el('td', null, el('span', {class: 'badge status-' + status.replace(/[^a-z_]/g, ''), text: status}),
+      el('td', null, el('span', {class: `badge status-${status.replace(/[^a-z_]/g, '')} tone-${tone}`, testid: 'audit-status',
+        attrs: {'data-tone': tone}, text: status}),
+        rec.reverts ? el('span', {class: 'badge badge-plain', testid: 'audit-revert-badge', text: 'revert'}) : null,
         duration ? el('div', {class: 'muted small', text: duration}) : null),
-      el('td', {class: 'summary-cell'}, el('span', {text: rec.summary || ''}),
-        links.length ? el('div', {class: 'muted small', text: links.join(' · ')}) : null),
+      el('td', {class: 'summary-cell'}, el('span', {text: rec.summary || ''}), linkLine),
       el('td', {class: 'decided-cell'}, decided ? fmtPrincipal(decided) : '',
         rec.decisionReason ? el('div', {class: 'muted small', testid: 'audit-reason', text: rec.decisionReason}) : null),
       el('td', {class: 'result-cell'}, resultCell),
       el('td', null, hash ? el('code', {class: 'hash', testid: 'audit-hash', text: hash.slice(0, 10) + (hash.length > 10 ? '…' : ''), title: hash}) : null));
+  }
+
+  /** A link to another call's row (it jumps there when that row is on the page), full id in its title. */
+  function callLink(label, callId, testid) {
+    const id = String(callId);
+    return el('span', {testid}, label, el('a', {text: shortId(id), title: id, attrs: {href: '#call-' + encodeURIComponent(id)}}));
   }
 
   // ---- sources --------------------------------------------------------------------------------

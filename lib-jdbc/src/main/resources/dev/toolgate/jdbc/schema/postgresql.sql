@@ -1,4 +1,4 @@
--- Toolgate schema, version 6, for PostgreSQL 12 or newer.
+-- Toolgate schema, version 7, for PostgreSQL 12 or newer.
 --
 -- Idempotent: every statement can run again on a database that already has the schema, so it is
 -- applied at every start (SchemaMode.APPLY) or by the host's own migration tool, for example as a
@@ -8,7 +8,8 @@
 -- of durable executions and reverts to toolgate_call, and the table toolgate_execution; version 4 keeps
 -- the budget's admissions as rows of toolgate_budget_admission instead of an array; version 5 adds the
 -- function toolgate_session_room, so a proposal in a session is one statement; version 6 adds
--- toolgate_call.told_in, what conversations were told of the decisions on their proposals). Timestamps are
+-- toolgate_call.told_in, what conversations were told of the decisions on their proposals; version 7 adds
+-- the status 'reverted' and marks the calls reverted before it so). Timestamps are
 -- TIMESTAMP WITH TIME ZONE; statuses, effects and modes are stored as their lower-case wire names.
 
 CREATE TABLE IF NOT EXISTS toolgate_schema_version (
@@ -19,7 +20,8 @@ CREATE TABLE IF NOT EXISTS toolgate_schema_version (
 -- The audit trail: one row per call; a proposal's row is also its token (only the nonce's digest).
 -- status: executed, failed, invalid, denied (finished reads and refusals); proposed (pending);
 -- applying (claimed, outcome due by outcome_due_at), applied, interrupted (no outcome by then: in
--- doubt, never re-run); rejected, expired, superseded (closed without running).
+-- doubt, never re-run); reverted (applied, then undone by a rollback: reverted_by names the revert);
+-- rejected, expired, superseded, stale (closed without running).
 CREATE TABLE IF NOT EXISTS toolgate_call (
     id              VARCHAR(64)              NOT NULL PRIMARY KEY,
     tool_name       TEXT                     NOT NULL,
@@ -290,4 +292,13 @@ ALTER TABLE toolgate_call ADD COLUMN IF NOT EXISTS precondition_json TEXT;
 CREATE UNIQUE INDEX IF NOT EXISTS toolgate_call_applying_state ON toolgate_call (precondition)
     WHERE status = 'applying' AND precondition IS NOT NULL;
 
-INSERT INTO toolgate_schema_version (version) VALUES (6) ON CONFLICT (version) DO NOTHING;
+-- Version 7: a call a rollback reverted reads 'reverted' (status), its revert named by reverted_by; the
+-- revert itself is its own row, 'applied', naming the call in reverts. Before version 7 the reverted call
+-- stayed 'applied' with reverted_by set: such rows are brought to 'reverted' by this update, which runs
+-- only while version 7 is not recorded (it reads the whole table once; on a new database it finds no row).
+-- No column, constraint or index changes: status holds the new wire name as it holds the others.
+UPDATE toolgate_call SET status = 'reverted'
+WHERE status = 'applied' AND reverted_by IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM toolgate_schema_version WHERE version >= 7);
+
+INSERT INTO toolgate_schema_version (version) VALUES (7) ON CONFLICT (version) DO NOTHING;
