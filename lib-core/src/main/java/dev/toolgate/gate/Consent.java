@@ -1,5 +1,7 @@
 package dev.toolgate.gate;
 
+import tools.jackson.databind.node.ObjectNode;
+
 /**
  * Who gives the consent a {@link Proposal} waits for, as a transport or a chat adapter serves it. The
  * core does not decide this: the token a proposal carries works for whoever holds it, and the inbox
@@ -30,5 +32,26 @@ public enum Consent {
     /** The status of a proposal waiting for this consent: {@code awaiting_user} or {@code awaiting_operator}. */
     public String awaitingStatus() {
         return status;
+    }
+
+    /**
+     * A durable run's outcome as a model reads it where this consent holds: a paused one ({@code status:
+     * "paused"}) gets {@code awaiting} ({@code user} or {@code operator}) and a {@code next} that says who
+     * decides the pending step; any other outcome is returned as it is.
+     *
+     * @param outcome the outcome's JSON ({@code ExecutionOutcome.toJson()}), changed in place
+     * @return {@code outcome}
+     */
+    public ObjectNode tellRun(ObjectNode outcome) {
+        if ("paused".equals(outcome.path("status").asString(""))) {
+            outcome.put("awaiting", this == USER ? "user" : "operator");
+            outcome.put("next", this == USER
+                    ? "The run is paused; nothing of the pending step has happened. Tell the user the step's summary: "
+                    + "it goes on once they approve it. Do not start the run again."
+                    : "The run is paused; nothing of the pending step has happened. An operator approves or rejects it "
+                    + "outside this conversation; tell the user its summary and that it awaits an operator. Do not start "
+                    + "the run again.");
+        }
+        return outcome;
     }
 }

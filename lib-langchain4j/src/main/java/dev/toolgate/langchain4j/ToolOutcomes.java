@@ -58,15 +58,8 @@ final class ToolOutcomes {
         }
         ObjectNode json = outcome.deepCopy();
         json.put("callId", applied.callId());
+        consent.tellRun(json);
         String status = json.path("status").asString("");
-        if (status.equals("paused")) {
-            json.put("awaiting", consent == Consent.USER ? "user" : "operator");
-            json.put("next", consent == Consent.USER
-                    ? "The run is paused; nothing of the pending step has happened. Tell the user the step's summary: it "
-                    + "goes on once they approve it. Do not start the run again."
-                    : "The run is paused; nothing of the pending step has happened. An operator approves or rejects it "
-                    + "outside this conversation; tell the user. Do not start the run again.");
-        }
         return new Outcome(json, status.equals("error") || status.equals("failed"));
     }
 

@@ -9,6 +9,7 @@ import dev.toolgate.execution.ExecutionOutcome;
 import dev.toolgate.gate.Consent;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.json.Json;
+import dev.toolgate.tool.Effect;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
@@ -56,11 +57,22 @@ final class ClientConsent {
         return consent == Consent.USER;
     }
 
-    /** A proposal as the client reads it: who must act, and the token only if the client may use it. */
-    ObjectNode proposal(Proposal proposal) {
+    /**
+     * A proposal as the client reads it: who must act, and the token only if the client may use it. A
+     * DESTRUCTIVE one offered to a client that cannot confirm it (no elicitation, not allowed by the
+     * host) waits for an operator, and says so.
+     */
+    ObjectNode proposal(Proposal proposal, McpSyncServerExchange exchange) {
         ObjectNode json = proposal.toJson();
-        json.put("status", consent.awaitingStatus());
-        if (clientDecides()) {
+        boolean unconfirmable = clientDecides() && proposal.effect() == Effect.DESTRUCTIVE && !destructiveWithoutElicitation
+                && !elicitationSupported(exchange);
+        json.put("status", unconfirmable ? Consent.OPERATOR.awaitingStatus() : consent.awaitingStatus());
+        if (unconfirmable) {
+            json.remove("token");
+            json.put("next", "Nothing has changed yet. This client cannot ask the user to confirm a destructive change, so "
+                    + "an operator decides it outside this conversation. Tell the user what will change (summary and "
+                    + "diff) and that it awaits an operator's approval. Do not propose the same change again.");
+        } else if (clientDecides()) {
             json.put("applyTool", applyToolName);
             json.put("next", "Nothing has changed yet. Show the user the summary and diff; only after they agree, call "
                     + applyToolName + " with this token. Do not propose the same change again.");
@@ -80,18 +92,12 @@ final class ClientConsent {
 
     /** A run's outcome as JSON (from a tool that starts a run, such as codemode.run), adjusted the same way. */
     ObjectNode outcome(ObjectNode json) {
-        if ("paused".equals(json.path("status").asString(""))) {
-            json.put("awaiting", consent == Consent.USER ? "user" : "operator");
-            if (clientDecides()) {
-                json.put("approveTool", RunDecisions.APPROVE);
-                json.put("next", "The run is paused; nothing of the pending step has happened. Show the user its summary; "
-                        + "only after they agree, call " + RunDecisions.APPROVE + " with the executionId and the step's seq "
-                        + "(or " + RunDecisions.REJECT + " if they do not).");
-            } else {
-                json.put("next", "The run is paused; nothing of the pending step has happened. An operator approves or "
-                        + "rejects it outside this conversation; tell the user its summary and that it awaits an operator. "
-                        + "Do not start the run again.");
-            }
+        consent.tellRun(json);
+        if (clientDecides() && json.has("awaiting")) {
+            json.put("approveTool", RunDecisions.APPROVE);
+            json.put("next", "The run is paused; nothing of the pending step has happened. Show the user its summary; "
+                    + "only after they agree, call " + RunDecisions.APPROVE + " with the executionId and the step's seq "
+                    + "(or " + RunDecisions.REJECT + " if they do not).");
         }
         return json;
     }

@@ -365,7 +365,7 @@ final class ToolBridge {
                 throw unknownTool(wire);
             }
             JsonNode arguments = request.arguments() == null ? null : Json.toTree(request.arguments());
-            return success(toolgate.call(context, name, arguments));
+            return success(toolgate.call(context, name, arguments), exchange);
         } catch (McpError e) {
             throw e;
         } catch (UnknownToolException e) {
@@ -399,7 +399,7 @@ final class ToolBridge {
                 return refusal;
             }
         }
-        return success(toolgate.apply(context, token));
+        return success(toolgate.apply(context, token), exchange);
     }
 
     /** The token argument, or a validation failure the model can correct. */
@@ -429,9 +429,9 @@ final class ToolBridge {
 
     // ------------------------------------------------------------------------------------ results
 
-    private CallToolResult success(CallResult result) {
+    private CallToolResult success(CallResult result, McpSyncServerExchange exchange) {
         if (result instanceof Proposal proposal) {
-            return result(consent.proposal(proposal), false);
+            return result(consent.proposal(proposal, exchange), false);
         }
         if (result instanceof Applied applied && runTools.startsRuns(applied.toolName()) && applied.result() instanceof ObjectNode
                 && applied.result().has("executionId")) {

@@ -113,7 +113,20 @@ class McpConsentTest {
     void aClientThatCannotElicitIsRefusedADestructiveChangeUnlessTheHostAllowedIt() {
         serve(b -> b);
         McpSyncClient carol = client("carol-token");
-        String token = (String) structured(call(carol, "ticket.delete", Map.of("id", "T-1"))).get("token");
+        // proposed to a client that cannot confirm it: an operator decides, and the client gets no token
+        CallToolResult proposed = call(carol, "ticket.delete", Map.of("id", "T-1"));
+        assertThat(structured(proposed)).containsEntry("status", "awaiting_operator").doesNotContainKeys("token", "applyTool");
+        assertThat(text(proposed)).doesNotContain("propose:");
+        assertThat((String) structured(proposed).get("next")).contains("cannot ask the user to confirm");
+
+        // a token from a client that can confirm, applied from one that cannot, is refused
+        McpSyncClient confirming = Fixtures.http(server.endpoint().orElseThrow(), "carol-token", spec -> spec
+                .capabilities(McpSchema.ClientCapabilities.builder().elicitation().build())
+                .elicitation(request -> new McpSchema.ElicitResult(McpSchema.ElicitResult.Action.DECLINE, null)));
+        clients.add(confirming);
+        Map<String, Object> confirmable = structured(call(confirming, "ticket.delete", Map.of("id", "T-1")));
+        assertThat(confirmable).containsEntry("status", "awaiting_user");
+        String token = (String) confirmable.get("token");
         CallToolResult refused = call(carol, "toolgate.apply", Map.of("token", token));
         assertThat(refused.isError()).isTrue();
         assertThat(structured(refused)).containsEntry("status", "not_applied").containsEntry("code", "confirmation_unavailable");

@@ -362,7 +362,8 @@ class McpHttpTest {
         assertThat(structured(call(carol, "ticket.create", Map.of("title", "Coffee machine down"))))
                 .containsEntry("status", "applied").containsEntry("automatic", true);
         assertThat(structured(call(carol, "ticket.delete", Map.of("id", "T-1"))))
-                .containsEntry("status", "awaiting_user");
+                .as("a destructive change this client cannot confirm waits for an operator")
+                .containsEntry("status", "awaiting_operator").doesNotContainKey("token");
         assertThat(tickets.byId).containsKey("T-1").hasSize(2);
     }
 

@@ -46,14 +46,7 @@ final class ModelReplies {
         ObjectNode json = outcome.deepCopy();
         json.put("callId", applied.callId());
         json.put("tool", chatName);
-        if ("paused".equals(json.path("status").asString(""))) {
-            json.put("awaiting", consent == Consent.USER ? "user" : "operator");
-            json.put("next", consent == Consent.USER
-                    ? "The run is paused; nothing of the pending step has happened. Tell the user the step's summary: it "
-                    + "goes on once they approve it. Do not start the run again."
-                    : "The run is paused; nothing of the pending step has happened. An operator approves or rejects it "
-                    + "outside this conversation; tell the user. Do not start the run again.");
-        }
+        consent.tellRun(json);
         return Json.write(json);
     }
 
