@@ -127,8 +127,9 @@ class DemoServerAsSourceTest {
 
             Proposal delete = (Proposal) gate.call(carol, "mcp:demo.incident.delete", "{\"id\":\"" + id + "\"}");
             Applied sent = gate.apply(carol, delete.token());
-            assertThat(sent.result().path("status").asString()).as("the back never auto-applies a DESTRUCTIVE tool")
-                    .isEqualTo("awaiting_user");
+            assertThat(sent.result().path("status").asString()).as("the back never auto-applies a DESTRUCTIVE tool, and "
+                    + "the front, which cannot confirm it with a user, leaves it to the back's operator")
+                    .isEqualTo("awaiting_operator");
 
             assertThat(gate.guide(carol)).contains("## mcp:demo (Toolgate demo)")
                     .contains("### `mcp:demo.incident.delete`").contains("effect: DESTRUCTIVE");
