@@ -130,8 +130,11 @@ final class Attempt {
         }
         if (stop instanceof Stop.Closed closed) {
             // fenced by the attempt: a runner that lost the run changes nothing
-            wiring.runs().finish(run.id(), run.attempt(), closed.status, null, message(closed.getMessage()), lines);
-            return notPaused();
+            String error = message(closed.getMessage());
+            boolean finished = wiring.runs().finish(run.id(), run.attempt(), closed.status, null, error, lines);
+            // a step that went stale fails the run: its approver (and the model) read why, with what changed
+            return finished && closed.status == ExecutionStatus.FAILED ? new ExecutionOutcome.Failed(run.id(), error, lines)
+                    : notPaused();
         }
         if (stop instanceof Stop.ApproverRefused refused) {
             wiring.runs().pause(run.id(), run.attempt(), refused.seq, refused.callId);

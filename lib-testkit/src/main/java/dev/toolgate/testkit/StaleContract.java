@@ -8,6 +8,7 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.conversation.Decision;
+import dev.toolgate.execution.ExecutionOutcome;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.Approval;
 import dev.toolgate.gate.CallContext;
@@ -158,7 +159,9 @@ public interface StaleContract extends ContractCase {
         assertThat(gate.executions().find(id).orElseThrow().status()).isEqualTo(ExecutionStatus.PAUSED);
         fx().notes.put("n0", "changed elsewhere");
 
-        gate.executions().approve(operator(), id);
+        assertThat(gate.executions().approve(operator(), id)).as("the approver is told why, with what changed")
+                .isInstanceOfSatisfying(ExecutionOutcome.Failed.class, f -> assertThat(f.error()).contains("stale")
+                        .contains("\"old\" -> \"changed elsewhere\""));
 
         var run = gate.executions().find(id).orElseThrow();
         assertThat(run.status()).isEqualTo(ExecutionStatus.FAILED);
