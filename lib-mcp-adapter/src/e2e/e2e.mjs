@@ -164,7 +164,7 @@ async function governedCalls(label, connect) {
     arguments: { systemId, title: `E2E ${label} incident`, severity: "LOW" },
   });
   const proposal = proposed.structuredContent ?? {};
-  check(!proposed.isError && proposal.status === "awaiting_operator", `${label} mutation is proposed`, proposal);
+  check(!proposed.isError && proposal.status === "awaiting_user", `${label} mutation is proposed (the user consents)`, proposal);
   check(typeof proposal.token === "string" && proposal.summary && proposal.payload && Array.isArray(proposal.diff) && proposal.expiresAt,
     `${label} proposal has token, summary, payload, diff, expiry`);
   const before = await carol.callTool({ name: "incident.list", arguments: {} });
@@ -237,10 +237,10 @@ async function codemode(label, connect) {
     `${label} codemode.test runs the read and dry-runs the mutation`, report);
 
   const ran = await carol.callTool({ name: "codemode.run", arguments: { code: script } });
-  const outcome = ran.structuredContent?.result ?? {};
-  check(!ran.isError && ran.structuredContent?.status === "applied" && outcome.status === "paused"
+  const outcome = ran.structuredContent ?? {};
+  check(!ran.isError && outcome.status === "paused" && outcome.awaiting === "user" && typeof outcome.callId === "string"
     && outcome.pending?.[0]?.seq === 2 && outcome.pending[0].tool === "incident.create",
-    `${label} codemode.run pauses at incident.create`, ran.structuredContent);
+    `${label} codemode.run answers paused at incident.create`, ran.structuredContent);
   const before = await carol.callTool({ name: "incident.list", arguments: {} });
   check(!JSON.stringify(before.structuredContent).includes(`E2E ${label} codemode`), `${label} nothing is created while paused`);
 
@@ -262,10 +262,11 @@ async function codemode(label, connect) {
   check(gone.isError === true, `${label} the incident is gone after the rollback`, gone.structuredContent);
 
   const syntax = await carol.callTool({ name: "codemode.run", arguments: { code: "const x = 1;\nreturn x +;" } });
-  const syntaxOutcome = syntax.structuredContent?.result ?? {};
-  check(syntaxOutcome.status === "error" && /2:\d+/.test(syntaxOutcome.error ?? ""), `${label} a syntax error says where`, syntaxOutcome);
+  const syntaxOutcome = syntax.structuredContent ?? {};
+  check(syntax.isError === true && syntaxOutcome.status === "error" && /2:\d+/.test(syntaxOutcome.error ?? ""),
+    `${label} a syntax error says where`, syntaxOutcome);
   const escape = await carol.callTool({ name: "codemode.run", arguments: { code: "return Java.type('java.lang.System').getenv();" } });
-  check(escape.structuredContent?.result?.status === "error", `${label} the sandbox has no Java`, escape.structuredContent);
+  check(escape.structuredContent?.status === "error", `${label} the sandbox has no Java`, escape.structuredContent);
 
   await carol.close();
   await alice.close();
@@ -284,7 +285,12 @@ async function elicitation(label, connect) {
   const listed = await carol.callTool({ name: "incident.list", arguments: {} });
   const target = listed.structuredContent.result.find((incident) => incident.status !== "RESOLVED") ?? listed.structuredContent.result[0];
   const proposal = (await carol.callTool({ name: "incident.delete", arguments: { id: target.id } })).structuredContent;
-  check(proposal.status === "awaiting_operator" && proposal.effect === "destructive", `${label} delete is proposed`, proposal);
+  check(proposal.status === "awaiting_user" && proposal.effect === "destructive", `${label} delete is proposed`, proposal);
+  const plain = await connect("carol");
+  const unconfirmable = (await plain.callTool({ name: "incident.delete", arguments: { id: target.id } })).structuredContent;
+  check(unconfirmable.status === "awaiting_operator" && !("token" in unconfirmable),
+    `${label} to a client that cannot elicit, a delete waits for an operator, without a token`, unconfirmable);
+  await plain.close();
 
   const declined = await carol.callTool({ name: "toolgate.apply", arguments: { token: proposal.token } });
   check(declined.isError === true && declined.structuredContent?.code === "declined", `${label} declined in elicitation: not applied`,

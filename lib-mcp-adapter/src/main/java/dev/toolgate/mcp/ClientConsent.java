@@ -16,6 +16,7 @@ import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -85,15 +86,23 @@ final class ClientConsent {
         return json;
     }
 
-    /** A run's outcome as the client reads it: a paused one says who must act and how. */
-    ObjectNode outcome(ExecutionOutcome outcome) {
-        return outcome(outcome.toJson());
+    /**
+     * A run's outcome as the client reads it: a paused one says who must act and how; one paused at a
+     * DESTRUCTIVE step this client cannot confirm waits for an operator, and says so.
+     *
+     * @param destructive whether a tool (by name) is DESTRUCTIVE
+     */
+    ObjectNode outcome(ExecutionOutcome outcome, McpSyncServerExchange exchange, Predicate<String> destructive) {
+        return outcome(outcome.toJson(), exchange, destructive);
     }
 
     /** A run's outcome as JSON (from a tool that starts a run, such as codemode.run), adjusted the same way. */
-    ObjectNode outcome(ObjectNode json) {
-        consent.tellRun(json);
-        if (clientDecides() && json.has("awaiting")) {
+    ObjectNode outcome(ObjectNode json, McpSyncServerExchange exchange, Predicate<String> destructive) {
+        boolean unconfirmable = clientDecides() && !destructiveWithoutElicitation && !elicitationSupported(exchange)
+                && json.path("pending").valueStream().anyMatch(step -> destructive.test(step.path("tool").asString("")));
+        Consent who = unconfirmable ? Consent.OPERATOR : consent;
+        who.tellRun(json);
+        if (who == Consent.USER && json.has("awaiting")) {
             json.put("approveTool", RunDecisions.APPROVE);
             json.put("next", "The run is paused; nothing of the pending step has happened. Show the user its summary; "
                     + "only after they agree, call " + RunDecisions.APPROVE + " with the executionId and the step's seq "

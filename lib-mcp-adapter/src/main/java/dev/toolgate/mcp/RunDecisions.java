@@ -43,9 +43,10 @@ final class RunDecisions {
     private final Toolgate toolgate;
     private final Executions executions;
 
-    private final java.util.function.Function<ExecutionOutcome, CallToolResult> outcomes;
+    private final java.util.function.BiFunction<McpSyncServerExchange, ExecutionOutcome, CallToolResult> outcomes;
 
-    RunDecisions(Toolgate toolgate, Executions executions, java.util.function.Function<ExecutionOutcome, CallToolResult> outcomes) {
+    RunDecisions(Toolgate toolgate, Executions executions,
+                 java.util.function.BiFunction<McpSyncServerExchange, ExecutionOutcome, CallToolResult> outcomes) {
         this.toolgate = toolgate;
         this.outcomes = outcomes;
         this.executions = executions;
@@ -94,7 +95,7 @@ final class RunDecisions {
                 return refusal;
             }
         }
-        return outcomes.apply(executions.approve(context, args.executionId, args.seq));
+        return outcomes.apply(exchange, executions.approve(context, args.executionId, args.seq));
     }
 
     private CallToolResult reject(CallContext context, Map<String, Object> arguments) {

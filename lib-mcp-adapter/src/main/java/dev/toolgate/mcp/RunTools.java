@@ -97,6 +97,11 @@ final class RunTools {
                 || (name.startsWith(PREFIX) && served().contains(name.substring(PREFIX.length()))));
     }
 
+    /** True if {@code tool} is registered and DESTRUCTIVE. */
+    boolean isDestructive(String tool) {
+        return toolgate.registry().find(tool).map(t -> t.effect() == Effect.DESTRUCTIVE).orElse(false);
+    }
+
     /** True if the registered tool {@code toolName} fronts a program of the same name: its call starts a run. */
     boolean startsRuns(String toolName) {
         return executions != null && executions.programs().contains(toolName);
@@ -115,12 +120,12 @@ final class RunTools {
         }
         ExecutionOutcome outcome = executions.start(context, name.substring(PREFIX.length()),
                 arguments == null ? null : Json.toTree(arguments));
-        return result(outcome);
+        return result(exchange, outcome);
     }
 
     /** A run's outcome as a tool result; a paused one says who must act and how. */
-    CallToolResult result(ExecutionOutcome outcome) {
-        ObjectNode json = consent.outcome(outcome);
+    CallToolResult result(McpSyncServerExchange exchange, ExecutionOutcome outcome) {
+        ObjectNode json = consent.outcome(outcome, exchange, this::isDestructive);
         boolean error = outcome instanceof ExecutionOutcome.Failed || outcome instanceof ExecutionOutcome.NotPaused;
         return CallToolResult.builder()
                 .structuredContent(Json.mapper().convertValue(json, Map.class))

@@ -436,7 +436,7 @@ final class ToolBridge {
         if (result instanceof Applied applied && runTools.startsRuns(applied.toolName()) && applied.result() instanceof ObjectNode
                 && applied.result().has("executionId")) {
             // a tool that starts a run (codemode.run) answers with the run's outcome: paused, completed, error
-            ObjectNode json = consent.outcome(((ObjectNode) applied.result()).deepCopy());
+            ObjectNode json = consent.outcome(((ObjectNode) applied.result()).deepCopy(), exchange, runTools::isDestructive);
             json.put("callId", applied.callId());
             String status = json.path("status").asString("");
             return result(json, status.equals("error") || status.equals("failed"));

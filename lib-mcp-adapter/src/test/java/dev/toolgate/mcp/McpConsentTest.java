@@ -141,8 +141,10 @@ class McpConsentTest {
         tickets.byId.put("T-1", "back again");
         Map<String, Object> paused = structured(call(carol, "run.ticket.triage", Map.of()));
         String id = (String) paused.get("executionId");
+        assertThat(paused).containsEntry("status", "paused").containsEntry("awaiting", "user").containsKey("approveTool");
         assertThat(structured(call(carol, "toolgate.approve", Map.of("executionId", id, "seq", 1))))
-                .containsEntry("status", "paused").containsEntry("awaiting", "user");
+                .as("paused at a destructive step this client cannot confirm: an operator decides")
+                .containsEntry("status", "paused").containsEntry("awaiting", "operator").doesNotContainKey("approveTool");
         CallToolResult step = call(carol, "toolgate.approve", Map.of("executionId", id, "seq", 2));
         assertThat(structured(step)).containsEntry("code", "confirmation_unavailable");
         assertThat(tickets.byId).containsKey("T-1");
