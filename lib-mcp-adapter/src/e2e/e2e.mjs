@@ -275,6 +275,14 @@ async function codemode(label, connect) {
 /** A DESTRUCTIVE apply asks the human through elicitation when the client supports it. */
 async function elicitation(label, connect) {
   console.log(`${label}: elicitation`);
+  // first a client that cannot elicit (one at a time: a stdio server owns its H2 file)
+  const plain = await connect("carol");
+  const some = (await plain.callTool({ name: "incident.list", arguments: {} })).structuredContent.result[0];
+  const unconfirmable = (await plain.callTool({ name: "incident.delete", arguments: { id: some.id } })).structuredContent;
+  check(unconfirmable.status === "awaiting_operator" && !("token" in unconfirmable),
+    `${label} to a client that cannot elicit, a delete waits for an operator, without a token`, unconfirmable);
+  await plain.close();
+
   const asked = [];
   let answer = "decline";
   const carol = await connect("carol", { elicitation: {} });
@@ -286,11 +294,6 @@ async function elicitation(label, connect) {
   const target = listed.structuredContent.result.find((incident) => incident.status !== "RESOLVED") ?? listed.structuredContent.result[0];
   const proposal = (await carol.callTool({ name: "incident.delete", arguments: { id: target.id } })).structuredContent;
   check(proposal.status === "awaiting_user" && proposal.effect === "destructive", `${label} delete is proposed`, proposal);
-  const plain = await connect("carol");
-  const unconfirmable = (await plain.callTool({ name: "incident.delete", arguments: { id: target.id } })).structuredContent;
-  check(unconfirmable.status === "awaiting_operator" && !("token" in unconfirmable),
-    `${label} to a client that cannot elicit, a delete waits for an operator, without a token`, unconfirmable);
-  await plain.close();
 
   const declined = await carol.callTool({ name: "toolgate.apply", arguments: { token: proposal.token } });
   check(declined.isError === true && declined.structuredContent?.code === "declined", `${label} declined in elicitation: not applied`,
