@@ -94,11 +94,6 @@ async function mcpClient(token) {
   if (!init.result) throw new Error('MCP initialize failed: ' + JSON.stringify(init));
   await post({jsonrpc: '2.0', method: 'notifications/initialized'});
   return {
-    async listTools() {
-      const answer = await post({jsonrpc: '2.0', id: ++id, method: 'tools/list', params: {}});
-      if (answer.error) throw new Error(`tools/list: ${JSON.stringify(answer.error)}`);
-      return (answer.result.tools || []).map((t) => t.name);
-    },
     async call(name, args) {
       const answer = await post({jsonrpc: '2.0', id: ++id, method: 'tools/call', params: {name, arguments: args}});
       if (answer.error) throw new Error(`tools/call ${name}: ${JSON.stringify(answer.error)}`);
@@ -228,12 +223,10 @@ async function main() {
   const oldSeverity = valuesOf(inc1, 'severity')[0];
   const newSeverity = oldSeverity === 'CRITICAL' ? 'HIGH' : 'CRITICAL';
   const update = await carol.call('incident.update', {id: 'INC-1', title: newTitle, severity: newSeverity});
-  check('incident.update is proposed, not run (awaiting_operator)', update.status === 'awaiting_operator' && !!update.callId, update);
-  check('operator consent: the client gets no token and no apply tool', !('token' in update) && !JSON.stringify(update).includes('propose:')
-      && !(await carol.listTools()).includes('toolgate.apply'), update);
+  check('incident.update is proposed, not run (awaiting_user)', update.status === 'awaiting_user' && !!update.callId, update);
   const raceTitle = `Checkout latency above 2 s ${stamp}`;
   const race = await carol.call('incident.create', {systemId: 'web', title: raceTitle, severity: 'HIGH'});
-  check('incident.create is proposed', race.status === 'awaiting_operator' && !!race.callId, race);
+  check('incident.create is proposed', race.status === 'awaiting_user' && !!race.callId, race);
 
   section('alice signs in (approver)');
   const browser = await chromium.launch({
@@ -321,7 +314,7 @@ async function main() {
     section('live update and XSS: a hostile title arrives without reload');
     const xssTitle = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2;alert(2)</script>';
     const xss = await carol.call('incident.create', {systemId: 'db', title: xssTitle, severity: 'LOW'});
-    check('hostile incident.create is proposed', xss.status === 'awaiting_operator', xss);
+    check('hostile incident.create is proposed', xss.status === 'awaiting_user', xss);
     const cardX = card(pageA, xss.callId);
     check('the new card appears without reloading (poll)', await eventually(() => cardX.isVisible(), 8000));
     check('the page was not reloaded', (await pageA.evaluate(() => window.__noReload)) === 'still here');
@@ -346,7 +339,7 @@ async function main() {
     section('a stale preview: two changes of INC-1 from the same state, one approved first');
     const rename = await carol.call('incident.update', {id: 'INC-1', title: `Orders API down ${stamp}`});
     const raise = await carol.call('incident.update', {id: 'INC-1', status: 'MITIGATED'});
-    check('both changes are proposed', rename.status === 'awaiting_operator' && raise.status === 'awaiting_operator', [rename, raise]);
+    check('both changes are proposed', rename.status === 'awaiting_user' && raise.status === 'awaiting_user', [rename, raise]);
     const cardRaise = card(pageA, raise.callId);
     check('the second card is shown, not marked stale yet', await eventually(() => cardRaise.isVisible())
       && (await cardRaise.getByTestId('card-stale').count()) === 0);

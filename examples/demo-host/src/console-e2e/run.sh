@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Browser end-to-end test of the operator console (lib-console): starts the demo MCP server with its
-# console (McpDemoServer --transport http --console-port 0, in-memory store, approve mode, operator consent), then drives
+# console (McpDemoServer --transport http --console-port 0, in-memory store, approve mode), then drives
 # Debian's headless Chromium with playwright-core (pinned in package.json; no browser download) through
 # console-e2e.mjs: sign in, carol's proposal card and its diff, approve, deny with a reason, two
 # operators racing on one card, edit, a non-approver, forged CSRF/Origin requests, XSS in tool
@@ -57,7 +57,7 @@ wait_for() {
 }
 
 "$JAVA" -Xmx256m -cp "$CLASSPATH" dev.toolgate.examples.mcp.McpDemoServer --transport http --port 0 \
-  --console-port 0 --db memory --mode approve --consent operator >"$WORK/logs/host.log" 2>&1 &
+  --console-port 0 --db memory --mode approve >"$WORK/logs/host.log" 2>&1 &
 pids+=($!)
 mcp=$(wait_for "$WORK/logs/host.log" 'http://[^ ]+/mcp' | grep -oE 'http://[^ ]+/mcp' | head -1)
 console=$(wait_for "$WORK/logs/host.log" 'http://[^ ]+/console/' | grep -oE 'http://[^ ]+/console/' | head -1)
