@@ -14,6 +14,8 @@ import dev.langchain4j.service.memory.ChatMemoryService;
 import dev.toolgate.Toolgate;
 import dev.toolgate.conversation.DecisionNotes;
 import dev.toolgate.gate.CallContext;
+import dev.toolgate.json.Redactor;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.gate.Turn;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,6 +37,8 @@ import org.slf4j.LoggerFactory;
 final class Invocations {
 
     private static final Logger LOG = LoggerFactory.getLogger(Invocations.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes) and capped. */
+    private static final Redactor LOGGED = Redactor.defaults();
     static final int MAX = 10_000;
 
     /** One invocation of an AI service method. */
@@ -138,7 +142,7 @@ final class Invocations {
             return gate.conversations().takeDecisions(context);
         } catch (RuntimeException e) {
             LOG.warn("The decisions on this conversation's proposals could not be read; they are told on a later turn: {}",
-                    e.toString());
+                    TextCap.forLog(LOGGED.redactText(e.toString())));
             return DecisionNotes.none();
         }
     }

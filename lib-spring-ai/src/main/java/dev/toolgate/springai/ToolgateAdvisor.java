@@ -4,6 +4,8 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.conversation.Decision;
 import dev.toolgate.conversation.DecisionNotes;
 import dev.toolgate.gate.CallContext;
+import dev.toolgate.json.Redactor;
+import dev.toolgate.json.TextCap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -60,6 +62,8 @@ import reactor.core.publisher.Flux;
 public final class ToolgateAdvisor extends ToolCallingAdvisor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateAdvisor.class);
+    /** Exceptions are logged with every message in them redacted (the default terms and shapes) and capped. */
+    private static final Redactor LOGGED = Redactor.defaults();
     /** Most tool calls in one user turn unless configured, as Spring AI's own limit. */
     public static final int DEFAULT_MAX_CALLS_PER_TURN = 150;
 
@@ -122,7 +126,8 @@ public final class ToolgateAdvisor extends ToolCallingAdvisor {
         try {
             principal = tools.principalFor(new ToolContext(toolContext));
         } catch (RuntimeException e) {
-            LOG.error("The principal of a Spring AI request could not be resolved; no governed tools are offered", e);
+            LOG.error("The principal of a Spring AI request could not be resolved; no governed tools are offered",
+                    LOGGED.redactThrowable(e));
             principal = null;
         }
         List<ToolCallback> callbacks = new ArrayList<>(options.getToolCallbacks() == null ? List.of() : options.getToolCallbacks());
@@ -155,7 +160,7 @@ public final class ToolgateAdvisor extends ToolCallingAdvisor {
             return notes;
         } catch (RuntimeException e) {
             LOG.warn("The decisions on this conversation's proposals could not be read; they are told on a later turn: {}",
-                    e.toString());
+                    TextCap.forLog(LOGGED.redactText(e.toString())));
             return DecisionNotes.none();
         }
     }

@@ -160,4 +160,23 @@ class GateOutcomesTest {
             assertThat(incidents.executions).hasValue(0);
         }
     }
+
+    @Test
+    void aPrincipalResolverThatFailsWithASecretInItsMessageLeavesNoneInTheLog() {
+        ToolgateToolCallbacks tools = ToolgateToolCallbacks.builder(gate).principal(() -> {
+            throw new IllegalStateException("directory down: password=hunter2 " + "x".repeat(50_000));
+        }).build();
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            ChatClient.builder(ScriptedChatModel.calling()).defaultAdvisors(tools.advisor()).build().prompt("hi").call().content();
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(log).contains("could not be resolved").contains("password=[REDACTED]").doesNotContain("hunter2");
+        assertThat(log.lines().mapToInt(String::length).max().orElse(0)).as("the longest logged line")
+                .isLessThan(5_000);
+    }
 }
