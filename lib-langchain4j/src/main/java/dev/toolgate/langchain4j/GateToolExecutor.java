@@ -103,7 +103,7 @@ final class GateToolExecutor implements ToolExecutor {
                     }
                 }
             }
-            if (result instanceof dev.toolgate.gate.Applied applied && startsRuns()) {
+            if (result instanceof dev.toolgate.gate.Applied applied && applied.result().has("executionId") && startsRuns()) {
                 return ToolOutcomes.run(applied, consent);
             }
             return ToolOutcomes.of(result, exposeToken, consent);

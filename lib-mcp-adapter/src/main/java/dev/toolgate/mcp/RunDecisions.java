@@ -136,6 +136,11 @@ final class RunDecisions {
     }
 
     private boolean isDestructive(String tool) {
+        return isDestructive(toolgate, tool);
+    }
+
+    /** True if {@code tool} is registered on {@code toolgate} and DESTRUCTIVE. */
+    static boolean isDestructive(Toolgate toolgate, String tool) {
         return toolgate.registry().find(tool).map(t -> t.effect() == Effect.DESTRUCTIVE).orElse(false);
     }
 

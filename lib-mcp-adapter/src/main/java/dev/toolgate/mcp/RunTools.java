@@ -6,7 +6,6 @@ import dev.toolgate.execution.Executions;
 import dev.toolgate.execution.PendingAction;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.json.Json;
-import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
@@ -99,7 +98,7 @@ final class RunTools {
 
     /** True if {@code tool} is registered and DESTRUCTIVE. */
     boolean isDestructive(String tool) {
-        return toolgate.registry().find(tool).map(t -> t.effect() == Effect.DESTRUCTIVE).orElse(false);
+        return RunDecisions.isDestructive(toolgate, tool);
     }
 
     /** True if the registered tool {@code toolName} fronts a program of the same name: its call starts a run. */

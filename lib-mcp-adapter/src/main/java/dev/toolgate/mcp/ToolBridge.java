@@ -433,8 +433,8 @@ final class ToolBridge {
         if (result instanceof Proposal proposal) {
             return result(consent.proposal(proposal, exchange), false);
         }
-        if (result instanceof Applied applied && runTools.startsRuns(applied.toolName()) && applied.result() instanceof ObjectNode
-                && applied.result().has("executionId")) {
+        if (result instanceof Applied applied && applied.result() instanceof ObjectNode && applied.result().has("executionId")
+                && runTools.startsRuns(applied.toolName())) {
             // a tool that starts a run (codemode.run) answers with the run's outcome: paused, completed, error
             ObjectNode json = consent.outcome(((ObjectNode) applied.result()).deepCopy(), exchange, runTools::isDestructive);
             json.put("callId", applied.callId());

@@ -102,7 +102,8 @@ final class GatedToolCallback implements ToolCallback {
             if (result instanceof Proposal proposal) {
                 owner.proposed(proposal);
             }
-            if (result instanceof dev.toolgate.gate.Applied applied && owner.startsRuns(qualifiedName)) {
+            if (result instanceof dev.toolgate.gate.Applied applied && applied.result().has("executionId")
+                    && owner.startsRuns(qualifiedName)) {
                 return ModelReplies.run(applied, chatName, owner.consent());
             }
             return ModelReplies.of(result, chatName, owner.showsToken(), owner.consent());
