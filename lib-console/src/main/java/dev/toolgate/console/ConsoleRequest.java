@@ -1,5 +1,6 @@
 package dev.toolgate.console;
 
+import dev.toolgate.gate.CallContext;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -26,6 +27,10 @@ import java.util.TreeMap;
  *
  * Header names are case-insensitive. The body may be longer than the console accepts; the console
  * answers 413 then (read at most {@link ToolgateConsole#MAX_BODY_BYTES} + 1 bytes).
+ *
+ * <p>A host whose own security layer already signed the person in (a console built with
+ * {@link ToolgateConsole.Builder#hostSignIn()}) also passes who that is, with
+ * {@link Builder#authenticatedAs(CallContext)}.
  */
 public final class ConsoleRequest {
 
@@ -37,6 +42,7 @@ public final class ConsoleRequest {
     private final byte[] body;
     private final String remoteAddress;
     private final boolean secure;
+    private final CallContext authenticatedAs;
 
     private ConsoleRequest(Builder b) {
         this.method = b.method;
@@ -49,6 +55,7 @@ public final class ConsoleRequest {
         this.body = b.body;
         this.remoteAddress = b.remoteAddress;
         this.secure = b.secure;
+        this.authenticatedAs = b.authenticatedAs;
     }
 
     /**
@@ -117,9 +124,19 @@ public final class ConsoleRequest {
         return secure;
     }
 
+    /**
+     * Who the host's own security layer authenticated this request as, if it said so with
+     * {@link Builder#authenticatedAs(CallContext)}. Only a console built with
+     * {@link ToolgateConsole.Builder#hostSignIn()} takes it into account.
+     */
+    public Optional<CallContext> authenticatedAs() {
+        return Optional.ofNullable(authenticatedAs);
+    }
+
+    /** The method and path, and the principal id the host authenticated the request as (if any); nothing more. */
     @Override
     public String toString() {
-        return method + " " + mountPath + path;
+        return method + " " + mountPath + path + (authenticatedAs == null ? "" : " as " + authenticatedAs.principal().id());
     }
 
     /** Builds a {@link ConsoleRequest}. */
@@ -132,6 +149,7 @@ public final class ConsoleRequest {
         private byte[] body = new byte[0];
         private String remoteAddress = "";
         private boolean secure;
+        private CallContext authenticatedAs;
 
         private Builder(String method, String mountPath, String path) {
             this.method = Objects.requireNonNull(method, "method").toUpperCase(Locale.ROOT);
@@ -186,6 +204,24 @@ public final class ConsoleRequest {
         /** True if the request arrived over HTTPS. */
         public Builder secure(boolean v) {
             secure = v;
+            return this;
+        }
+
+        /**
+         * The host vouches that it has already authenticated this request as {@code context} (its
+         * principal and tenant); null says it has not. Only a console built with
+         * {@link ToolgateConsole.Builder#hostSignIn()} honours it: there it opens and keeps the
+         * console's session in place of the console's own sign-in form. Any other console ignores it.
+         *
+         * <p>An adapter must set it only from its own security layer (the authenticated principal of
+         * the servlet request, a Spring Security {@code Authentication}, a verified token), never from
+         * anything the client sent and the host did not verify: a header, a query parameter, a cookie
+         * value, the body. Whoever can set it signs in as anyone.
+         *
+         * @param context who the host authenticated this request as, or null for nobody
+         */
+        public Builder authenticatedAs(CallContext context) {
+            authenticatedAs = context;
             return this;
         }
 

@@ -9,23 +9,36 @@ import java.util.Set;
 
 /**
  * The console's request checks, each failing closed: the session cookie (one, valid, live, and still
- * known to the host's authenticator), the Origin of every change (or {@code Sec-Fetch-Site:
- * same-origin} from a browser that sends no Origin), and the session's CSRF token on every change.
+ * vouched for: by the host's authenticator, or with host sign-in by the application's authentication of
+ * this very request), the Origin of every change (or {@code Sec-Fetch-Site: same-origin} from a browser
+ * that sends no Origin), and the session's CSRF token on every change.
  */
 final class Guard {
+
+    /** Whether a session still stands on a request, and as what context now; empty ends it. */
+    @FunctionalInterface
+    interface Recheck {
+        Optional<CallContext> current(CallContext signedIn, ConsoleRequest request);
+    }
 
     static final String CSRF_HEADER = "X-Toolgate-Csrf";
     /** An origin is visible ASCII only: a control character is never part of one. */
     private static final java.util.regex.Pattern PRINTABLE = java.util.regex.Pattern.compile("[\\x21-\\x7e]+");
 
     private final Sessions sessions;
-    private final ConsoleAuthenticator authenticator;
+    private final Recheck recheck;
+    private final String signIn;
     private final Set<String> allowedOrigins;
     private final String cookieName;
 
-    Guard(Sessions sessions, ConsoleAuthenticator authenticator, Set<String> allowedOrigins, boolean secureCookie) {
+    /**
+     * @param recheck the sign-in mode's rule for a session on each request
+     * @param signIn  {@link HostSignIn#HOST} or {@link HostSignIn#CONSOLE}, told in every 401
+     */
+    Guard(Sessions sessions, Recheck recheck, String signIn, Set<String> allowedOrigins, boolean secureCookie) {
         this.sessions = sessions;
-        this.authenticator = authenticator;
+        this.recheck = recheck;
+        this.signIn = signIn;
         this.allowedOrigins = allowedOrigins;
         this.cookieName = cookieName(secureCookie);
     }
@@ -66,10 +79,21 @@ final class Guard {
         return (request.secure() ? "https://" : "http://") + host.get().trim().toLowerCase(Locale.ROOT);
     }
 
-    /** The signed-in session; 401 if none. Ends a session the authenticator no longer vouches for. */
+    /** The signed-in session; 401 if none. Ends a session that is no longer vouched for. */
     Sessions.Session requireSession(ConsoleRequest request) {
-        return session(request).orElseThrow(() ->
-                new ConsoleException(401, "unauthenticated", "Sign in to use the console."));
+        return session(request).orElseThrow(() -> unauthenticated(signIn.equals(HostSignIn.HOST)
+                ? "No console session: open the console while signed in to the application."
+                : "Sign in to use the console."));
+    }
+
+    /** 401 {@code unauthenticated}, saying how this console signs people in. */
+    SignInError unauthenticated(String message) {
+        return new SignInError(401, "unauthenticated", message, signIn);
+    }
+
+    /** {@link HostSignIn#HOST} or {@link HostSignIn#CONSOLE}. */
+    String signIn() {
+        return signIn;
     }
 
     Optional<Sessions.Session> session(ConsoleRequest request) {
@@ -84,7 +108,7 @@ final class Guard {
         Sessions.Session session = found.get();
         Optional<CallContext> now;
         try {
-            now = authenticator.current(session.context);
+            now = recheck.current(session.context, request);
         } catch (RuntimeException e) {
             now = Optional.empty();
         }

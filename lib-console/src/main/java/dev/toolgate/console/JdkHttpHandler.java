@@ -3,23 +3,36 @@ package dev.toolgate.console;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpsExchange;
+import dev.toolgate.gate.CallContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
-/** Adapts the console to {@code com.sun.net.httpserver}: reads a bounded body, writes the answer. */
+/**
+ * Adapts the console to {@code com.sun.net.httpserver}: reads a bounded body, writes the answer. The
+ * console's public handler never says a request is host-authenticated; a host-sign-in adapter gives
+ * the function that reads its own security layer's verdict from the exchange.
+ */
 final class JdkHttpHandler implements HttpHandler {
 
     /** The most of an oversized body read and dropped before answering 413. */
     private static final long DRAIN_LIMIT = 4L * 1024 * 1024;
 
     private final ToolgateConsole console;
+    private final Function<HttpExchange, CallContext> authenticatedAs;
 
     JdkHttpHandler(ToolgateConsole console) {
+        this(console, exchange -> null);
+    }
+
+    /** @param authenticatedAs who the server's own security layer authenticated the exchange as, or null */
+    JdkHttpHandler(ToolgateConsole console, Function<HttpExchange, CallContext> authenticatedAs) {
         this.console = console;
+        this.authenticatedAs = authenticatedAs;
     }
 
     @Override
@@ -50,6 +63,7 @@ final class JdkHttpHandler implements HttpHandler {
                     .body(body)
                     .remoteAddress(remote == null || remote.getAddress() == null ? "" : remote.getAddress().getHostAddress())
                     .secure(exchange instanceof HttpsExchange)
+                    .authenticatedAs(authenticatedAs.apply(exchange))
                     .build();
             ConsoleResponse response = console.handle(request);
             for (Map.Entry<String, List<String>> header : response.headers().entrySet()) {

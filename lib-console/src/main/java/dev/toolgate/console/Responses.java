@@ -43,6 +43,9 @@ final class Responses {
         if (e.field != null) {
             body.put("field", e.field);
         }
+        if (e instanceof SignInError signIn) {
+            body.put("signIn", signIn.signIn);
+        }
         if (e instanceof InboxApi.AlreadyDecided decided) {
             body.put("status", decided.current.wireName()).put("by", decided.by == null ? null : decided.by.id());
         }

@@ -11,7 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
 
-/** Sign-in, sign-out and "who am I". */
+/**
+ * Sign-in, sign-out and "who am I". With host sign-in there is no sign-in here: {@code GET api/session}
+ * opens the console session for the person the application authenticated the request as.
+ */
 final class SessionApi {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionApi.class);
@@ -26,9 +29,12 @@ final class SessionApi {
     private final Guard guard;
     private final boolean secureCookie;
     private final Duration timeout;
+    private final boolean hostSignIn;
 
+    /** {@code authenticator} is null with host sign-in ({@code guard.signIn()} is {@link HostSignIn#HOST}). */
     SessionApi(Toolgate toolgate, ConsoleAuthenticator authenticator, Sessions sessions, Sessions.LoginThrottle throttle,
                Guard guard, boolean secureCookie, Duration timeout) {
+        this.hostSignIn = guard.signIn().equals(HostSignIn.HOST);
         this.toolgate = toolgate;
         this.authenticator = authenticator;
         this.sessions = sessions;
@@ -39,11 +45,43 @@ final class SessionApi {
     }
 
     ConsoleResponse current(Exchange exchange) {
+        if (hostSignIn) {
+            return openFromHost(exchange);
+        }
         exchange.session = guard.requireSession(exchange.request);
         return Responses.json(200, view(exchange.session));
     }
 
+    /**
+     * Host sign-in: the live session the cookie names (still the same person, as {@link Guard} checks),
+     * or else a new one for the person the application authenticated this request as.
+     */
+    private ConsoleResponse openFromHost(Exchange exchange) {
+        ConsoleRequest request = exchange.request;
+        Optional<Sessions.Session> live = guard.session(request);
+        if (live.isPresent()) {
+            exchange.session = live.get();
+            return Responses.json(200, view(exchange.session));
+        }
+        CallContext host = request.authenticatedAs().orElseThrow(() -> guard.unauthenticated(HostSignIn.NOT_SIGNED_IN));
+        if (!HostSignIn.mayOpen(host)) {
+            LOG.info("Console session refused for {} from {}: a service principal cannot use the console",
+                    host.principal().key(), request.remoteAddress());
+            throw new SignInError(401, "service_principal", "A service principal cannot use the console.", HostSignIn.HOST);
+        }
+        Sessions.Created created = sessions.create(host);
+        exchange.session = created.session();
+        LOG.info("Console session opened from the application's sign-in: {} from {}", host.principal().key(),
+                request.remoteAddress());
+        ConsoleResponse.Headers headers = Responses.secured()
+                .add("Set-Cookie", cookie(request, created.cookie(), timeout.toSeconds()));
+        return Responses.json(200, view(created.session()), headers);
+    }
+
     ConsoleResponse login(Exchange exchange) {
+        if (hostSignIn) {
+            throw new SignInError(403, "host_sign_in", HostSignIn.SIGN_IN_HERE, HostSignIn.HOST);
+        }
         ConsoleRequest request = exchange.request;
         guard.requireSameOrigin(request);
         ObjectNode input = exchange.jsonBody();
@@ -83,6 +121,12 @@ final class SessionApi {
         Sessions.Session session = guard.requireSession(exchange.request);
         guard.requireCsrf(exchange.request, session);
         sessions.end(session);
+        if (hostSignIn) {
+            // Only the console's session ends; the application's sign-in is the application's to end.
+            LOG.info("Console sign-out (the application's sign-in is unchanged): {}", session.context.principal().key());
+            return Responses.json(200, Json.object().put("signedOut", "console").put("signIn", HostSignIn.HOST)
+                    .put("message", HostSignIn.SIGNED_OUT), Responses.secured().add("Set-Cookie", cookie(exchange.request, "", 0)));
+        }
         return Responses.empty(204, Responses.secured().set("Cache-Control", "no-store")
                 .add("Set-Cookie", cookie(exchange.request, "", 0)));
     }
@@ -96,7 +140,8 @@ final class SessionApi {
                 .put("operator", toolgate.isOperator(context.principal()))
                 .put("approverRule", toolgate.settings().approverRule())
                 .put("csrf", session.csrf)
-                .put("expiresAt", session.expiresAt.toString());
+                .put("expiresAt", session.expiresAt.toString())
+                .put("signIn", guard.signIn());
     }
 
     private String cookie(ConsoleRequest request, String value, long maxAgeSeconds) {

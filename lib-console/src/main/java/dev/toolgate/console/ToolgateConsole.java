@@ -31,10 +31,14 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * A servlet or Spring host adapts {@link #handle(ConsoleRequest)} instead: build a
- * {@link ConsoleRequest}, write the {@link ConsoleResponse} back.
+ * {@link ConsoleRequest}, write the {@link ConsoleResponse} back. A host that already signs people in
+ * with its own security layer builds the console with {@link Builder#hostSignIn()} instead of an
+ * authenticator, and passes who it authenticated each request as with
+ * {@link ConsoleRequest.Builder#authenticatedAs}.
  *
  * <p>What it guarantees: only the host's {@link ConsoleAuthenticator} signs people in (failures are
- * throttled per address); sessions live on the server, named by an {@code HttpOnly},
+ * throttled per address), or with host sign-in only the host's own authentication of each request;
+ * sessions live on the server, named by an {@code HttpOnly},
  * {@code SameSite=Strict} cookie ({@code Secure} and {@code __Host-} unless turned off for plain-HTTP
  * development); every change needs the page's Origin and the session's CSRF token; every decision
  * goes through the {@link Toolgate} facade as the signed-in operator, so the gate re-checks the
@@ -67,8 +71,11 @@ public final class ToolgateConsole {
     private ToolgateConsole(Builder b) {
         this.sessions = new Sessions(b.clock, b.sessionTimeout, b.idleTimeout, b.maxSessions);
         Sessions.LoginThrottle throttle = new Sessions.LoginThrottle(b.clock, b.loginFailuresPerMinute, Duration.ofMinutes(1));
-        this.guard = new Guard(sessions, b.authenticator, Set.copyOf(b.allowedOrigins), b.secureCookie);
-        this.assets = new Assets();
+        ConsoleAuthenticator authenticator = b.authenticator;
+        Guard.Recheck recheck = b.hostSignIn ? HostSignIn::current : (signedIn, request) -> authenticator.current(signedIn);
+        String signIn = b.hostSignIn ? HostSignIn.HOST : HostSignIn.CONSOLE;
+        this.guard = new Guard(sessions, recheck, signIn, Set.copyOf(b.allowedOrigins), b.secureCookie);
+        this.assets = new Assets(signIn);
         this.sessionApi = new SessionApi(b.toolgate, b.authenticator, sessions, throttle, guard, b.secureCookie, b.sessionTimeout);
         this.inbox = new InboxApi(b.toolgate);
         this.audit = new AuditApi(b.toolgate);
@@ -201,6 +208,7 @@ public final class ToolgateConsole {
     public static final class Builder {
         private final Toolgate toolgate;
         private ConsoleAuthenticator authenticator;
+        private boolean hostSignIn;
         private boolean secureCookie = true;
         private final Set<String> allowedOrigins = new LinkedHashSet<>();
         private Duration sessionTimeout = Duration.ofHours(8);
@@ -213,9 +221,43 @@ public final class ToolgateConsole {
             this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
         }
 
-        /** Who may sign in, and as whom (required). */
+        /**
+         * Who may sign in on the console's own form, and as whom. A console needs either this or
+         * {@link #hostSignIn()}, not both.
+         */
         public Builder authenticator(ConsoleAuthenticator v) {
             authenticator = Objects.requireNonNull(v, "authenticator");
+            return this;
+        }
+
+        /**
+         * The application signs people in, not the console: for a console mounted inside the
+         * application's own web server behind its security layer (form login, HTTP Basic, single
+         * sign-on, any mechanism). The alternative to {@link #authenticator}; a console needs exactly
+         * one of the two.
+         *
+         * <p>The host passes who it authenticated each request as with
+         * {@link ConsoleRequest.Builder#authenticatedAs}, set only from its own security layer, never
+         * from anything the client sent. Then:
+         * <ul>
+         *   <li>the console's own sign-in is off: {@code POST api/login} answers 403 {@code host_sign_in}
+         *       and the page shows no sign-in form;</li>
+         *   <li>{@code GET api/session} on a host-authenticated request without a live console session
+         *       opens one for that context (a new cookie and CSRF token; a service principal is refused
+         *       with 401), and without host authentication answers 401;</li>
+         *   <li>every request of a session must be host-authenticated as the same principal (kind and
+         *       id) in the same tenant, or the session ends for good (401); the session acts with the
+         *       host's context of that request, so rights the application takes away apply at once;</li>
+         *   <li>{@code POST api/logout} ends the console's session only, never the application's;</li>
+         *   <li>Origin and CSRF token checks on changes, the approver rule, session timeouts and
+         *       {@link #maxSessions} apply as with the console's own sign-in; failed-login throttling
+         *       does not (there is no login).</li>
+         * </ul>
+         * The application must not require its own CSRF token on the console's paths (exempt them):
+         * the console's changes carry the console's own token.
+         */
+        public Builder hostSignIn() {
+            hostSignIn = true;
             return this;
         }
 
@@ -285,11 +327,16 @@ public final class ToolgateConsole {
         /**
          * The console.
          *
-         * @throws IllegalStateException if no authenticator was set
+         * @throws IllegalStateException if neither an authenticator nor host sign-in was set, or both were
          */
         public ToolgateConsole build() {
-            if (authenticator == null) {
-                throw new IllegalStateException("A console needs an authenticator: set authenticator(...)");
+            if (authenticator != null && hostSignIn) {
+                throw new IllegalStateException(
+                        "A console takes either an authenticator or host sign-in, not both: drop authenticator(...) or hostSignIn()");
+            }
+            if (authenticator == null && !hostSignIn) {
+                throw new IllegalStateException(
+                        "A console needs an authenticator: set authenticator(...), or hostSignIn() when the application signs people in");
             }
             return new ToolgateConsole(this);
         }

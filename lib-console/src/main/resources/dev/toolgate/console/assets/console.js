@@ -7,13 +7,17 @@
 
 (() => {
   const POLL_MS = 2000;
+  // 'host': the application signs people in and the page never shows its own sign-in form
+  const HOST_SIGN_IN = (document.querySelector('meta[name="toolgate-sign-in"]') || {}).content === 'host';
+  const NOT_SIGNED_IN = 'Not signed in to the application.';
   const CLOCK_SLACK_MS = 50; // the server's "now" is rounded; a browser clock may step by a few ms
   const DONE_LINGER_MS = 6000;
   const TOAST_MS = 7000;
 
   const state = {
     session: null,        // api/session answer
-    view: null,           // 'login' | 'inbox' | 'audit' | 'sources'
+    view: null,           // 'login' | 'host' | 'inbox' | 'audit' | 'sources'
+    host: HOST_SIGN_IN,   // signed in by the application (learned from the page, or from a 401 body)
     inboxVersion: null,
     clockSkew: 0,         // server clock minus browser clock, in ms
     clockRtt: null,       // round trip of the answer clockSkew was learned from, in ms (null: none yet)
@@ -218,6 +222,7 @@
 
   async function boot() {
     $('login-form').addEventListener('submit', onLogin);
+    $('host-open').addEventListener('click', openSession);
     $('logout').addEventListener('click', onLogout);
     $('audit-form').addEventListener('submit', (e) => {
       e.preventDefault();
@@ -234,11 +239,18 @@
       if (!document.hidden && state.session) pollInbox(true);
     });
     setInterval(tickCountdowns, 1000);
+    await openSession();
+  }
+
+  /** Asks who is signed in; with host sign-in this opens the console session for the application's user. */
+  async function openSession() {
     try {
       const r = await api('GET', 'api/session');
       signedIn(r.data);
     } catch (e) {
-      showLogin(e.status && e.status !== 401 ? e.message : null);
+      if (e.body.signIn === 'host') state.host = true;
+      if (state.host) showHost(e.code === 'unauthenticated' ? NOT_SIGNED_IN : e.message);
+      else showLogin(e.status && e.status !== 401 ? e.message : null);
     }
   }
 
@@ -271,15 +283,18 @@
   }
 
   async function onLogout() {
+    let said = null;
     try {
-      await api('POST', 'api/logout', {});
+      const r = await api('POST', 'api/logout', {});
+      said = r.data && r.data.message;
     } catch (e) {
       // the session is gone either way
     }
     state.session = null;
     stopPolling();
     resetInbox();
-    showLogin('Signed out.');
+    if (state.host) showHost(said || 'Signed out of the console; your application sign-in is unchanged.');
+    else showLogin('Signed out.');
   }
 
   function sessionEnded() {
@@ -287,11 +302,13 @@
     state.session = null;
     stopPolling();
     resetInbox();
-    showLogin('Your session ended. Sign in again.');
+    if (state.host) showHost('Your console session ended.');
+    else showLogin('Your session ended. Sign in again.');
   }
 
   function signedIn(session) {
     state.session = session;
+    if (session.signIn === 'host') state.host = true;
     const who = $('whoami');
     who.textContent = session.principal + (session.kind && session.kind !== 'user' ? ` (${session.kind})` : '')
       + (session.tenant ? ` · ${session.tenant}` : '');
@@ -305,7 +322,20 @@
     if (session.operator) startPolling();
   }
 
+  /** Host sign-in: a message and a way to open the console again, never a sign-in form. */
+  function showHost(message) {
+    show($('topbar'), false);
+    setView('host');
+    document.title = 'Toolgate console';
+    $('host-message').textContent = message || NOT_SIGNED_IN;
+    $('host-open').focus();
+  }
+
   function showLogin(message) {
+    if (state.host) {
+      showHost(message);
+      return;
+    }
     show($('topbar'), false);
     setView('login');
     const error = $('login-error');
@@ -322,7 +352,7 @@
 
   function setView(name) {
     state.view = name;
-    for (const v of ['loading', 'login', 'inbox', 'audit', 'sources']) show($('view-' + v), v === name);
+    for (const v of ['loading', 'login', 'host', 'inbox', 'audit', 'sources']) show($('view-' + v), v === name);
     for (const v of ['inbox', 'audit', 'sources']) {
       const link = $('nav-' + v);
       if (v === name) link.setAttribute('aria-current', 'page');
