@@ -94,7 +94,9 @@ public final class SpringAiTools {
         public Builder beans(Object... beans) {
             callbacks(MethodToolCallbackProvider.builder().toolObjects(beans).build());
             for (Object bean : beans) {
-                for (Method method : bean.getClass().getMethods()) {
+                // a proxied bean (@Transactional, @Validated, ...) carries its annotations on the class it proxies
+                Class<?> type = org.springframework.util.ClassUtils.getUserClass(org.springframework.aop.support.AopUtils.getTargetClass(bean));
+                for (Method method : type.getMethods()) {
                     Governed governed = method.getAnnotation(Governed.class);
                     if (governed == null) {
                         continue;
