@@ -56,6 +56,8 @@ class WebMountTest {
                     User.withUsername("ana").password("{noop}ana-secret").authorities("incident.read", "incident.write").build(),
                     User.withUsername("olga").password("{noop}olga-secret")
                             .authorities("ROLE_TOOLGATE_OPERATOR", "incident.read", "incident.write").build(),
+                    User.withUsername("oscar").password("{noop}oscar-secret")
+                            .authorities("ROLE_TOOLGATE_OPERATOR", "incident.read", "incident.write").build(),
                     User.withUsername("bob").password("{noop}bob-secret").roles("USER").build());
         }
     }
@@ -121,6 +123,18 @@ class WebMountTest {
         HttpResponse<String> cookieOnly = send(HttpRequest.newBuilder(uri("/toolgate/api/inbox")).GET()
                 .header("Cookie", cookie).build());
         assertThat(cookieOnly.statusCode()).isEqualTo(401);
+        // a header claiming to be someone is nobody: only the application's security chain says who
+        HttpResponse<String> forged = send(HttpRequest.newBuilder(uri("/toolgate/api/session")).GET()
+                .header("Authorization", basic("bob", "bob-secret")).header("X-Forwarded-User", "olga")
+                .header("X-Remote-User", "olga").header("Remote-User", "olga").build());
+        assertThat(forged.statusCode()).isEqualTo(403);
+        // another operator with olga's cookie does not get olga's session: it ends, and the cookie is dead for olga too
+        HttpResponse<String> asOscar = send(HttpRequest.newBuilder(uri("/toolgate/api/inbox")).GET()
+                .header("Authorization", basic("oscar", "oscar-secret")).header("Cookie", cookie).build());
+        assertThat(asOscar.statusCode()).isEqualTo(401);
+        HttpResponse<String> olgaAgain = send(HttpRequest.newBuilder(uri("/toolgate/api/inbox")).GET()
+                .header("Authorization", basic("olga", "olga-secret")).header("Cookie", cookie).build());
+        assertThat(olgaAgain.statusCode()).isEqualTo(401);
     }
 
     @Test
