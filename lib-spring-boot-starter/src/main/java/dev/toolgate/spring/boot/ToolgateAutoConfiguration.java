@@ -13,7 +13,6 @@ import dev.toolgate.source.ToolSource;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.ToolgateStore;
 import dev.toolgate.tool.ToolProvider;
-import java.util.Map;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,7 +73,6 @@ public class ToolgateAutoConfiguration {
                       ObjectProvider<ToolProvider> providers,
                       ObjectProvider<ToolSource> sources,
                       ObjectProvider<ProgramProvider> programProviders,
-                      ObjectProvider<Program> programs,
                       ObjectProvider<ToolBudget> budget,
                       ObjectProvider<PrincipalDirectory> directory,
                       ObjectProvider<ToolCallListener> listeners,
@@ -104,10 +102,7 @@ public class ToolgateAutoConfiguration {
         providers.orderedStream().forEach(builder::provider);
         sources.orderedStream().forEach(builder::source);
         programProviders.orderedStream().forEach(builder::programs);
-        if (programs.iterator().hasNext()) {
-            Map<String, Program> named = beans.getBeansOfType(Program.class);
-            named.forEach(builder::program);
-        }
+        beans.getBeansOfType(Program.class).forEach(builder::program); // a Program bean runs under its bean name
         listeners.orderedStream().forEach(builder::listener);
         notifiers.orderedStream().forEach(builder::notifier);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));

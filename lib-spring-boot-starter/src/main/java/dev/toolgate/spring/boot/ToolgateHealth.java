@@ -1,6 +1,8 @@
 package dev.toolgate.spring.boot;
 
 import dev.toolgate.Toolgate;
+import dev.toolgate.json.Redactor;
+import dev.toolgate.json.TextCap;
 import dev.toolgate.source.SourceStatus;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,6 +16,8 @@ import org.springframework.boot.health.contributor.Health;
  */
 final class ToolgateHealth extends AbstractHealthIndicator {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ToolgateHealth.class);
+    private static final Redactor REDACT = Redactor.defaults();
     /** A call id no call has: reading it asks the store one indexed question. */
     private static final String PROBE = "toolgate-health-probe";
 
@@ -26,7 +30,15 @@ final class ToolgateHealth extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        toolgate.findCall(PROBE); // throws StoreUnavailableException when the store cannot be reached: DOWN
+        try {
+            toolgate.findCall(PROBE);
+        } catch (RuntimeException e) {
+            // one line, redacted, no stack trace: probes ask every few seconds while the database is down
+            String message = TextCap.forLog(REDACT.redactText(String.valueOf(e.getMessage())));
+            LOG.debug("Toolgate's store cannot be read: {}", message);
+            builder.down().withDetail("store", "unreachable").withDetail("error", e.getClass().getSimpleName() + ": " + message);
+            return;
+        }
         Map<String, Object> sources = new LinkedHashMap<>();
         int unavailable = 0;
         for (SourceStatus source : toolgate.listSources()) {

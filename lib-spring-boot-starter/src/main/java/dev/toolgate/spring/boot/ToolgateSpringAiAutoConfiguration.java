@@ -3,7 +3,6 @@ package dev.toolgate.spring.boot;
 import dev.toolgate.Toolgate;
 import dev.toolgate.springai.ToolgateAdvisor;
 import dev.toolgate.springai.ToolgateToolCallbacks;
-import dev.toolgate.tool.ToolProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.ai.chat.client.ChatClientCustomizer;
@@ -33,12 +32,13 @@ public class ToolgateSpringAiAutoConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateSpringAiAutoConfiguration.class);
 
-    /** The application's {@code @Governed} {@code @Tool} methods, as governed tools (none: a provider of none). */
+    /**
+     * Adds the application's {@code @Governed} {@code @Tool} methods to the gate as governed tools (none when
+     * no bean has one), found when the gate is built.
+     */
     @Bean
-    ToolProvider toolgateGovernedTools(ConfigurableListableBeanFactory beans, ToolgateProperties properties) {
-        properties.validate();
-        String pluginId = properties.getSpringAi().getPluginId();
-        return GovernedBeans.find(beans, pluginId).orElseGet(() -> ToolProvider.of(pluginId));
+    ToolgateBuilderCustomizer toolgateGovernedTools(ConfigurableListableBeanFactory beans, ToolgateProperties properties) {
+        return builder -> GovernedBeans.find(beans, properties.getSpringAi().getPluginId()).ifPresent(builder::provider);
     }
 
     /** The governed tools as Spring AI callbacks, for the principal of each request. */

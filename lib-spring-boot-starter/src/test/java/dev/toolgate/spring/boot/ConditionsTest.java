@@ -148,8 +148,41 @@ class ConditionsTest {
                     try (java.sql.Connection c = context.getBean(javax.sql.DataSource.class).getConnection()) {
                         c.createStatement().execute("DROP TABLE toolgate_call");
                     }
-                    assertThat(health.health().getStatus().getCode()).isEqualTo("DOWN");
+                    org.springframework.boot.health.contributor.Health down = health.health();
+                    assertThat(down.getStatus().getCode()).isEqualTo("DOWN");
+                    assertThat(down.getDetails()).containsEntry("store", "unreachable").containsKey("error");
                 });
+    }
+
+    @Test
+    void healthNamesEachToolSourceAndCountsTheOnesDown() {
+        dev.toolgate.source.ToolSource down = new dev.toolgate.source.ToolSource() {
+            @Override
+            public String id() {
+                return "mcp:tickets";
+            }
+
+            @Override
+            public java.util.List<dev.toolgate.source.SourceTool> listTools(dev.toolgate.source.SourceContext context) {
+                throw new IllegalStateException("connection refused");
+            }
+
+            @Override
+            public tools.jackson.databind.JsonNode callTool(String tool, tools.jackson.databind.JsonNode arguments,
+                                                           dev.toolgate.source.SourceContext context) {
+                throw new IllegalStateException("down");
+            }
+        };
+        web.withBean(dev.toolgate.source.ToolSource.class, () -> down).run(context -> {
+            context.getBean(Toolgate.class).refreshSources();
+            org.springframework.boot.health.contributor.Health health =
+                    context.getBean("toolgateHealthIndicator", HealthIndicator.class).health();
+            assertThat(health.getStatus().getCode()).isEqualTo("UP"); // a source down does not take the application down
+            assertThat(health.getDetails()).containsEntry("sourcesUnavailable", 1);
+            @SuppressWarnings("unchecked")
+            Map<String, Map<String, Object>> sources = (Map<String, Map<String, Object>>) health.getDetails().get("sources");
+            assertThat(sources.get("mcp:tickets")).containsEntry("state", "unavailable");
+        });
     }
 
     @Test
