@@ -76,6 +76,23 @@ class PropertyValidationTest {
         });
     }
 
+    @org.junit.jupiter.api.Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void springBootsFailureReportNamesThePropertyAndWhatIsAccepted(org.springframework.boot.test.system.CapturedOutput output) {
+        org.springframework.boot.SpringApplication app = new org.springframework.boot.SpringApplication(Empty.class);
+        app.setWebApplicationType(org.springframework.boot.WebApplicationType.NONE);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.run("--toolgate.budget.calls=0", "--toolgate.store=memory",
+                "--toolgate.discover-plugins=false")).hasRootCauseInstanceOf(InvalidToolgatePropertyException.class);
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Toolgate cannot start: toolgate.budget.calls is 0.")
+                .contains("Set toolgate.budget.calls to at least 1");
+    }
+
+    @org.springframework.boot.SpringBootConfiguration
+    @org.springframework.boot.autoconfigure.ImportAutoConfiguration(ToolgateAutoConfiguration.class)
+    static class Empty {
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "toolgate.console.path=/ops/toolgate",
