@@ -101,18 +101,7 @@ public final class Toolgate implements AutoCloseable {
         this.ownsStore = ownsStore;
         this.engine = engine;
         this.settings = settings;
-        Set<String> approverRules = Set.of(settings.approverRule());
-        this.approverGuard = new Guarded() {
-            @Override
-            public String name() {
-                return "the approval inbox";
-            }
-
-            @Override
-            public Set<String> requiredAccessRules() {
-                return approverRules;
-            }
-        };
+        this.approverGuard = new Inbox("the approval inbox", Set.of(settings.approverRule()));
         this.maxArgumentBytes = settings.maxArgumentBytes();
         if (sweepInterval.isZero()) {
             this.sweeper = null;
@@ -125,6 +114,10 @@ public final class Toolgate implements AutoCloseable {
             long millis = sweepInterval.toMillis();
             sweeper.scheduleWithFixedDelay(this::sweepQuietly, millis, millis, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** What the operator's actions are guarded by: the approver rule. */
+    private record Inbox(String name, Set<String> requiredAccessRules) implements Guarded {
     }
 
     /** Starts a builder. */
@@ -305,14 +298,25 @@ public final class Toolgate implements AutoCloseable {
      */
     public InboxResult reject(CallContext approver, String callId, String reason) {
         Optional<CallRecord> step = stepProposal(approver, callId);
-        if (step.isEmpty()) {
-            return engine.reject(approver, callId, reason);
+        return step.isEmpty() ? engine.reject(approver, callId, reason) : rejectStep(approver, step.get(), reason);
+    }
+
+    /**
+     * The proposer withdraws its own pending proposal (an MCP client cancels the task waiting on it, a
+     * user declines in the client); see {@link ProposeApplyEngine#withdraw}. No approver rule is needed;
+     * another principal's proposal answers as unknown. A pending step of the proposer's own run
+     * rejects the step, which ends the run (earlier steps stay applied: rolling back undoes them).
+     */
+    public InboxResult withdraw(CallContext proposer, String callId, String reason) {
+        Optional<CallRecord> step = stepProposal(proposer, callId);
+        return step.isEmpty() ? engine.withdraw(proposer, callId, reason) : rejectStep(proposer, step.get(), reason);
+    }
+
+    private InboxResult rejectStep(CallContext actor, CallRecord step, String reason) {
+        if (executions().reject(actor, step.executionId(), step.stepSeq(), reason)) {
+            return new InboxResult.Rejected(step.id(), reason);
         }
-        CallRecord record = step.get();
-        if (executions().reject(approver, record.executionId(), record.stepSeq(), reason)) {
-            return new InboxResult.Rejected(callId, reason);
-        }
-        return new InboxResult.NotPending(callId, findCall(callId).map(CallRecord::status).orElse(record.status()));
+        return new InboxResult.NotPending(step.id(), findCall(step.id()).map(CallRecord::status).orElse(step.status()));
     }
 
     /** The proposal {@code callId} if it is a step of a durable execution in the approver's tenant. */
@@ -445,10 +449,7 @@ public final class Toolgate implements AutoCloseable {
         return executions == null ? purged : purged.withFinishedExecutions(executions.purge(before));
     }
 
-    /**
-     * Tells the gate a session (conversation) ended, so its bookkeeping goes; see
-     * {@link ProposeApplyEngine#endSession}.
-     */
+    /** Tells the gate a session (conversation) ended, so its bookkeeping goes; see {@link ProposeApplyEngine#endSession}. */
     public boolean endSession(String sessionId) {
         return engine.endSession(sessionId);
     }

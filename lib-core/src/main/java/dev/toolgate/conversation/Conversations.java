@@ -199,6 +199,22 @@ public final class Conversations {
         return Optional.empty();
     }
 
+    /**
+     * What became of a proposal, as the conversation of {@code conversation} is told it, without marking
+     * it told (for a poller, such as an MCP task, that reads it as often as it asks; chat turns use
+     * {@link #takeDecisions}). Empty while nothing is decided: the proposal is pending, being applied,
+     * or in doubt (claimed, its outcome never arrived).
+     *
+     * @param record       a proposal's audit record ({@link dev.toolgate.Toolgate#outcomeOf} follows edits)
+     * @param conversation the principal whose conversation made it: its own decisions read {@code decidedBy: user}
+     */
+    public Optional<Decision> decisionOn(CallRecord record, PrincipalRef conversation) {
+        return switch (record.status()) {
+            case APPLIED, REVERTED, FAILED, REJECTED, SUPERSEDED, STALE, EXPIRED -> Optional.of(decision(record, conversation));
+            default -> Optional.empty();
+        };
+    }
+
     /** The decision a decided proposal's record holds, as {@code conversation}'s principal is told it. */
     Decision decision(CallRecord r, PrincipalRef conversation) {
         Decision.Outcome outcome = switch (r.status()) {

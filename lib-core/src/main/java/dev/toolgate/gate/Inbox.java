@@ -97,6 +97,32 @@ final class Inbox {
     }
 
     /**
+     * The proposer takes back its own pending proposal (a client cancelling the task that waits on it,
+     * a user declining in the client): closed as rejected, decided by the proposer. A proposal of
+     * another principal, of another tenant, or a step of a run answers as unknown (a run's step is
+     * withdrawn by rejecting it in its run).
+     */
+    InboxResult withdraw(CallContext proposer, String callId, String reason) {
+        long start = System.nanoTime();
+        Objects.requireNonNull(proposer, "proposer");
+        PrincipalRef actor = PrincipalRef.of(proposer.principal());
+        CallRecord record = steps.calls.find(callId)
+                .filter(r -> r.tokenDigest() != null && r.executionId() == null
+                        && Objects.equals(r.tenantId(), proposer.tenantId()) && r.principal().equals(actor))
+                .orElseThrow(() -> new UnknownProposalException("No proposal " + callId));
+        if (!record.pendingAt(steps.calls.now())) {
+            return notPending(record);
+        }
+        String safeReason = reason == null ? null : steps.settings.redactor().redactText(reason);
+        steps.known.forget(record.id());
+        if (!steps.calls.close(record.id(), new Closure(CallStatus.REJECTED, actor, safeReason, null))) {
+            return notPending(steps.calls.find(record.id()).orElse(record));
+        }
+        steps.events.publishDecision(record, CallStatus.REJECTED, actor, start, record.createdAt());
+        return new InboxResult.Rejected(record.id(), safeReason);
+    }
+
+    /**
      * Closes the pending proposal of a step as rejected, for the execution module (which decides who
      * may); false if it was no longer pending.
      */

@@ -129,6 +129,17 @@ public interface ProposeApplyEngine extends AutoCloseable {
     InboxResult reject(CallContext approver, String callId, String reason);
 
     /**
+     * The proposer withdraws its own pending proposal: closed as rejected, decided by the proposer
+     * (no approver rule needed; a proposal of another principal answers as unknown). A proposal no
+     * longer pending is a safe no-op that says what became of it.
+     *
+     * @throws UnknownProposalException no pending-or-decided proposal of this principal with that id
+     */
+    default InboxResult withdraw(CallContext proposer, String callId, String reason) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support withdrawing proposals");
+    }
+
+    /**
      * An operator replaces a pending proposal's arguments: a new proposal (new dry-run, new policy
      * decision, new token) supersedes it.
      */

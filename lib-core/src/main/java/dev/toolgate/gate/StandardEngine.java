@@ -91,6 +91,11 @@ final class StandardEngine implements ProposeApplyEngine {
     }
 
     @Override
+    public InboxResult withdraw(CallContext proposer, String callId, String reason) {
+        return inbox.withdraw(proposer, callId, reason);
+    }
+
+    @Override
     public InboxResult edit(CallContext approver, String callId, JsonNode arguments) {
         return inbox.edit(approver, callId, arguments);
     }

@@ -39,11 +39,14 @@ final class HttpPost {
     private final HttpSessions sessions;
     private final Supplier<McpStreamableServerSession.Factory> sessionFactory;
     private final CatalogDispatch catalog;
+    private final TaskDispatch tasks;
     private final HttpWatchdog watchdog;
 
     HttpPost(HttpSettings settings, HttpChecks checks, HttpResponses responses, HttpSessions sessions,
-             Supplier<McpStreamableServerSession.Factory> sessionFactory, CatalogDispatch catalog, HttpWatchdog watchdog) {
+             Supplier<McpStreamableServerSession.Factory> sessionFactory, CatalogDispatch catalog, TaskDispatch tasks,
+             HttpWatchdog watchdog) {
         this.catalog = catalog;
+        this.tasks = tasks;
         this.watchdog = watchdog;
         this.settings = settings;
         this.checks = checks;
@@ -112,6 +115,11 @@ final class HttpPost {
                 Map.of(ToolBridge.PRINCIPAL_KEY, principal, ToolBridge.ERROR_LOGGED_KEY, new AtomicBoolean()));
         switch (checked.kind()) {
             case REQUEST -> {
+                McpSchema.JSONRPCRequest request = (McpSchema.JSONRPCRequest) message;
+                if (tasks != null && tasks.handles(request.method(), request.params())) { // the SDK has no tasks
+                    responses.sendJson(exchange, 200, tasks.answer(principal, session.id(), request));
+                    return;
+                }
                 if (catalog != null && catalog.handles(checked.method())) { // resources, prompts, completion: per principal
                     responses.sendJson(exchange, 200, catalog.answer(principal, session.id(), (McpSchema.JSONRPCRequest) message));
                     return;

@@ -65,6 +65,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
     private HttpGet get;
     private HttpDelete delete;
     private CatalogDispatch catalog;
+    private TaskDispatch tasks;
     private HttpHosts hosts;
     private HttpResourceMetadata metadata;
 
@@ -91,7 +92,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
         // each open stream has at most one write in progress, so one thread per stream is the most needed
         writers = new ThreadPoolExecutor(0, settings.maxSessions() + 16, settings.idleThreadKeepAlive().toNanos(), TimeUnit.NANOSECONDS,
                 new SynchronousQueue<>(), daemon(String.format(name, "sse")));
-        post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory, catalog, watchdog);
+        post = new HttpPost(settings, checks, responses, sessions, () -> sessionFactory, catalog, tasks, watchdog);
         get = new HttpGet(checks, responses, writers, watchdog, settings.readTimeout(), settings.retry());
         delete = new HttpDelete(checks, sessions);
         server.setExecutor(workers);
@@ -106,6 +107,11 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
     /** Answers the catalog's methods with {@code dispatch} (before {@link #start}). */
     void serveCatalog(CatalogDispatch dispatch) {
         this.catalog = dispatch;
+    }
+
+    /** Answers the task requests with {@code dispatch} (before {@link #start}); null: none. */
+    void serveTasks(TaskDispatch dispatch) {
+        this.tasks = dispatch;
     }
 
     @Override

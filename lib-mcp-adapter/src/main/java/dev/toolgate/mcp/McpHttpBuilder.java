@@ -1,7 +1,6 @@
 package dev.toolgate.mcp;
 
 import dev.toolgate.Toolgate;
-import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
@@ -246,19 +245,20 @@ public final class McpHttpBuilder extends McpServerBuilder<McpHttpBuilder> {
      * @throws UncheckedIOException if the address cannot be bound
      */
     public ToolgateMcpServer start() {
-        McpJsonMapper mapper = McpJsonDefaults.getMapper();
         if (maxSessionsPerPrincipal > maxSessions) {
             throw new IllegalArgumentException("maxSessionsPerPrincipal (" + maxSessionsPerPrincipal
                     + ") must not exceed maxSessions (" + maxSessions + ")");
         }
+        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames, clientConsent());
+        McpJsonMapper mapper = mapper(bridge);
         HttpTransport transport = new HttpTransport(mapper, authenticator, new HttpSettings(endpoint,
                 allowedOrigins, maxBodyBytes, sessionIdleTimeout, keepAliveInterval,
                 requestTimeout.plus(Duration.ofMinutes(30)), readTimeout, maxWorkerThreads, maxQueuedRequests,
                 maxSessionsPerPrincipal, maxSessions, idleThreadKeepAlive, allowedHosts, resourceMetadata, replayEvents,
                 replayBytes, pollAfter, retry));
-        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames, clientConsent());
         CatalogDispatch catalogDispatch = catalogDispatch();
         transport.serveCatalog(catalogDispatch);
+        transport.serveTasks(taskDispatch(bridge, mapper));
         McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
         try {
             transport.start(new InetSocketAddress(InetAddress.getByName(host), port));

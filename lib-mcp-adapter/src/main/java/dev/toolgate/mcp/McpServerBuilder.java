@@ -3,6 +3,7 @@ package dev.toolgate.mcp;
 import dev.toolgate.Toolgate;
 import dev.toolgate.gate.Consent;
 import dev.toolgate.policy.PermissionMode;
+import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
@@ -28,6 +29,11 @@ public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
     McpCatalog catalog;
     Consent consent = Consent.USER;
     boolean destructiveWithoutElicitation;
+    boolean tasks = true;
+    Duration taskTtl = Duration.ofDays(1);
+    Duration taskPollInterval = Duration.ofSeconds(2);
+    Duration taskResultWait = Duration.ofSeconds(50);
+    int maxTaskWaits = 16;
 
     McpServerBuilder(Toolgate toolgate) {
         this.toolgate = Objects.requireNonNull(toolgate, "toolgate");
@@ -149,6 +155,73 @@ public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
     public B catalog(McpCatalog catalog) {
         this.catalog = Objects.requireNonNull(catalog, "catalog");
         return self();
+    }
+
+    /**
+     * Whether the server serves MCP tasks (default true): it declares the {@code tasks} capability, marks
+     * the tools that may wait for consent ({@code execution.taskSupport: "optional"}: MUTATE and
+     * DESTRUCTIVE tools, the programs' run tools, tools that start runs), accepts their
+     * {@code tools/call} as a task, and answers {@code tasks/get}, {@code tasks/list},
+     * {@code tasks/cancel} and {@code tasks/result}. A task is the proposal or run the call made, read
+     * from the gate's store: it belongs to its principal, survives a restart, is seen from every instance,
+     * and is decided in the console or the inbox like any proposal. See the module README.
+     */
+    public B tasks(boolean serve) {
+        this.tasks = serve;
+        return self();
+    }
+
+    /**
+     * How long after its creation a task is answered for (default 1 day); past it, {@code tasks/get}
+     * answers that the task expired. A ttl the client asks for is not honoured: a task lives as long as
+     * its proposal or run, which the gate's retention keeps and purges.
+     */
+    public B taskTtl(Duration ttl) {
+        this.taskTtl = positive(ttl, "taskTtl");
+        return self();
+    }
+
+    /** The {@code pollInterval} suggested to clients polling {@code tasks/get} (default 2 seconds). */
+    public B taskPollInterval(Duration interval) {
+        this.taskPollInterval = positive(interval, "taskPollInterval");
+        return self();
+    }
+
+    /**
+     * How long a {@code tasks/result} waits for an unfinished task (default 50 seconds, under the usual
+     * 60-second client request timeout) before answering {@link ToolgateMcpServer#TASK_NOT_FINISHED};
+     * the task goes on. At most {@code maxWaiting} requests wait at once (default 16); more are answered
+     * at once the same way, so waiting clients cannot take every request thread.
+     */
+    public B taskResultWait(Duration wait, int maxWaiting) {
+        this.taskResultWait = positive(wait, "taskResultWait");
+        if (maxWaiting < 1) {
+            throw new IllegalArgumentException("maxWaiting must be at least 1, got " + maxWaiting);
+        }
+        this.maxTaskWaits = maxWaiting;
+        return self();
+    }
+
+    private static Duration positive(Duration value, String name) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    /** The JSON mapper of one server: with tasks, one that writes the task capability and task support. */
+    McpJsonMapper mapper(ToolBridge bridge) {
+        return tasks ? TaskJson.mapper(bridge::mayWait) : McpJsonDefaults.getMapper();
+    }
+
+    /** The task dispatcher of one server, or null when it serves no tasks. */
+    TaskDispatch taskDispatch(ToolBridge bridge, McpJsonMapper mapper) {
+        if (!tasks || !TaskJson.advertises(mapper)) {
+            return null;
+        }
+        McpTasks served = new McpTasks(toolgate, taskTtl, taskPollInterval, consent == Consent.OPERATOR, bridge::wireName);
+        return new TaskDispatch(toolgate, bridge, served,
+                new TaskResults(toolgate, served, bridge::wireName, taskResultWait, maxTaskWaits));
     }
 
     /** The catalog's dispatcher for one server, or null without a catalog. */

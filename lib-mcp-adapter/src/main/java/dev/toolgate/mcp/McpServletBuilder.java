@@ -1,7 +1,6 @@
 package dev.toolgate.mcp;
 
 import dev.toolgate.Toolgate;
-import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
@@ -125,7 +124,8 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
             throw new IllegalArgumentException("maxSessionsPerPrincipal (" + maxSessionsPerPrincipal
                     + ") must not exceed maxSessions (" + maxSessions + ")");
         }
-        McpJsonMapper mapper = McpJsonDefaults.getMapper();
+        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames, clientConsent());
+        McpJsonMapper mapper = mapper(bridge);
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(mapper)
                 .mcpEndpoint(endpoint)
@@ -134,7 +134,6 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
                 .sessionSweepInterval(sessionIdleTimeout) // the SDK forgets sessions the guard ended
                 .build();
         ServletSessions sessions = new ServletSessions(maxSessionsPerPrincipal, maxSessions, sessionIdleTimeout);
-        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, null, requestTimeout, toolNames, clientConsent());
         CatalogDispatch catalogDispatch = catalogDispatch();
         McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
         bridge.attach(server);
@@ -156,7 +155,7 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
             });
         }
         ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, allowedHosts,
-                maxBodyBytes, catalogDispatch);
+                maxBodyBytes, catalogDispatch, taskDispatch(bridge, mapper));
         LOG.info("MCP servlet endpoint {} built (SDK servlet transport, permission mode {})", endpoint, permissionMode);
         return new McpServletEndpoint(server, bridge, guard, sessions, endpoint, catalogDispatch);
     }

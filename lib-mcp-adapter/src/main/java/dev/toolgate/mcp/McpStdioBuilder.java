@@ -2,7 +2,6 @@ package dev.toolgate.mcp;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
@@ -67,15 +66,19 @@ public final class McpStdioBuilder extends McpServerBuilder<McpStdioBuilder> {
                 System.setOut(System.err);
             }
         }
-        McpJsonMapper mapper = McpJsonDefaults.getMapper();
+        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, principal, requestTimeout, toolNames, clientConsent());
+        McpJsonMapper mapper = mapper(bridge);
         StdioOutput counted = new StdioOutput(output);
         StdioInput guarded = new StdioInput(input, counted, mapper, maxMessageBytes);
         StdioSerialSends transport = new StdioSerialSends(
                 new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
-        ToolBridge bridge = new ToolBridge(toolgate, applyName(), permissionMode, principal, requestTimeout, toolNames, clientConsent());
         CatalogDispatch catalogDispatch = catalogDispatch();
-        if (catalogDispatch != null) { // before the SDK's transport starts reading
-            guarded.route(catalogDispatch.stdioRoute(principal, transport, mapper));
+        TaskDispatch taskDispatch = taskDispatch(bridge, mapper);
+        StdioInput.Route catalogRoute = catalogDispatch == null ? null : catalogDispatch.stdioRoute(principal, transport, mapper);
+        StdioInput.Route taskRoute = taskDispatch == null ? null : taskDispatch.stdioRoute(principal, transport, mapper);
+        if (catalogRoute != null || taskRoute != null) { // before the SDK's transport starts reading
+            guarded.route((checked, text) -> (taskRoute != null && taskRoute.offer(checked, text))
+                    || (catalogRoute != null && catalogRoute.offer(checked, text)));
         }
         McpAsyncServer server;
         try {

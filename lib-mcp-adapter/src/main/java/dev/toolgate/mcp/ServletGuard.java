@@ -52,6 +52,7 @@ final class ServletGuard extends HttpServlet {
     private final transient ServletSessions sessions;
     private final transient ServletChecks checks;
     private final transient CatalogDispatch catalog;
+    private final transient TaskDispatch tasks;
     private final Set<String> allowedOrigins;
     /** The configured {@code Host} entries; empty or {@code *}: no check. */
     private final Set<String> allowedHosts;
@@ -63,7 +64,7 @@ final class ServletGuard extends HttpServlet {
 
     ServletGuard(HttpServletStreamableServerTransportProvider sdk, McpRequestAuthenticator authenticator,
                  McpJsonMapper mapper, ServletSessions sessions, Set<String> allowedOrigins, Set<String> allowedHosts,
-                 int maxBodyBytes, CatalogDispatch catalog) {
+                 int maxBodyBytes, CatalogDispatch catalog, TaskDispatch tasks) {
         this.sdk = sdk;
         this.authenticator = authenticator;
         this.mapper = mapper;
@@ -72,6 +73,7 @@ final class ServletGuard extends HttpServlet {
         this.allowedHosts = allowedHosts.contains("*") ? Set.of() : allowedHosts;
         this.checks = new ServletChecks(mapper, maxBodyBytes);
         this.catalog = catalog;
+        this.tasks = tasks;
     }
 
     /** The transport context of a request this guard let through: its principal, for {@link ToolBridge}. */
@@ -166,9 +168,10 @@ final class ServletGuard extends HttpServlet {
                 return;
             }
         }
-        if (session != null && post != null && catalog != null && post.message().kind() == JsonRpc.Kind.REQUEST
-                && catalog.handles(post.message().method())) {
-            answerFromCatalog(response, principal.get(), sessionId, session, post);
+        if (session != null && post != null && post.message().kind() == JsonRpc.Kind.REQUEST
+                && ((catalog != null && catalog.handles(post.message().method()))
+                        || (tasks != null && TaskDispatch.mayHandle(post.message().method(), post.text())))
+                && answerInFront(response, principal.get(), sessionId, session, post)) {
             return;
         }
         AtomicBoolean reservation = new AtomicBoolean();
@@ -223,18 +226,28 @@ final class ServletGuard extends HttpServlet {
         }
     }
 
-    /** Resources, prompts and completion: answered per principal by the catalog, as on the standalone server. */
-    private void answerFromCatalog(HttpServletResponse response, Principal principal, String sessionId,
-                                   ServletSessions.Binding session, ServletChecks.Post post) throws IOException {
+    /**
+     * Resources, prompts and completion (answered per principal by the catalog) and tasks (which the SDK
+     * does not know), answered here as on the standalone server; false, with nothing sent and the session
+     * still held, for a request that turned out to be neither (a {@code tools/call} without a task).
+     */
+    private boolean answerInFront(HttpServletResponse response, Principal principal, String sessionId,
+                                  ServletSessions.Binding session, ServletChecks.Post post) throws IOException {
+        McpSchema.JSONRPCRequest message;
         try {
-            McpSchema.JSONRPCRequest message;
-            try {
-                message = (McpSchema.JSONRPCRequest) McpSchema.deserializeJsonRpcMessage(mapper, post.text());
-            } catch (IOException | RuntimeException e) {
-                checks.sendError(response, 400, post.message().id(), JsonRpc.INVALID_REQUEST, "Invalid Request: " + e.getMessage());
-                return;
-            }
-            byte[] bytes = mapper.writeValueAsBytes(catalog.answer(principal, sessionId, message));
+            message = (McpSchema.JSONRPCRequest) McpSchema.deserializeJsonRpcMessage(mapper, post.text());
+        } catch (IOException | RuntimeException e) {
+            sessions.release(session);
+            checks.sendError(response, 400, post.message().id(), JsonRpc.INVALID_REQUEST, "Invalid Request: " + e.getMessage());
+            return true;
+        }
+        boolean forTasks = tasks != null && tasks.handles(message.method(), message.params());
+        if (!forTasks && (catalog == null || !catalog.handles(message.method()))) {
+            return false;
+        }
+        try {
+            byte[] bytes = mapper.writeValueAsBytes(forTasks ? tasks.answer(principal, sessionId, message)
+                    : catalog.answer(principal, sessionId, message));
             response.setStatus(200);
             response.setContentType(HttpResponses.APPLICATION_JSON);
             response.setContentLength(bytes.length);
@@ -242,6 +255,7 @@ final class ServletGuard extends HttpServlet {
         } finally {
             sessions.release(session);
         }
+        return true;
     }
 
     /**

@@ -18,9 +18,7 @@ import dev.toolgate.gate.UnknownToolException;
 import dev.toolgate.json.Json;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.tool.Effect;
-import dev.toolgate.tool.Feedback;
 import dev.toolgate.tool.RegisteredTool;
-import dev.toolgate.tool.ToolDescriptor;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;
 import io.modelcontextprotocol.common.McpTransportContext;
@@ -33,7 +31,6 @@ import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,9 +46,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -75,14 +70,15 @@ final class ToolBridge {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
 
+    /** The transport the audit trail records for calls over MCP. */
+    static final String TRANSPORT = "mcp";
+
     /** Where a transport puts the request's principal in the {@link McpTransportContext}. */
     static final String PRINCIPAL_KEY = "dev.toolgate.principal";
 
     /** Where a transport may put a fresh {@link AtomicBoolean} per request: an Error listing tools is then logged once. */
     static final String ERROR_LOGGED_KEY = "dev.toolgate.errorLogged";
 
-    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
-    };
     private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(30);
 
     private final Toolgate toolgate;
@@ -235,13 +231,13 @@ final class ToolBridge {
     private Map<String, McpSchema.Tool> currentTools(Map<String, String> names, boolean strict) {
         Map<String, McpSchema.Tool> tools = new LinkedHashMap<>();
         naming.assign(new ArrayList<>(toolgate.registry().tools()), Set.of(applyToolName), strict).forEach((wire, tool) -> {
-            tools.put(wire, toMcp(wire, tool.descriptor(), tool.tool().returnsContent()));
+            tools.put(wire, ToolDefinitions.toMcp(wire, tool.descriptor(), tool.tool().returnsContent()));
             if (!wire.equals(tool.name())) {
                 names.put(wire, tool.name());
             }
         });
         if (consent.clientDecides()) {
-            tools.put(applyToolName, applyTool());
+            tools.put(applyToolName, ToolDefinitions.applyTool(applyToolName));
         }
         runTools.tools().forEach((name, tool) -> {
             if (tools.putIfAbsent(name, tool) != null) {
@@ -265,64 +261,8 @@ final class ToolBridge {
     }
 
     /** The gate's name of the tool served as {@code mcpName}. */
-    private String gateName(String mcpName) {
+    String gateName(String mcpName) {
         return mcpName == null ? null : gateNames.getOrDefault(mcpName, mcpName);
-    }
-
-    /**
-     * A descriptor as an MCP tool: name, title, description, the input JSON Schema, and annotations
-     * from the effect. The output schema is not advertised: a governed call's structured content is
-     * the gate's envelope (executed, proposal, applied), not the tool's bare output.
-     */
-    static McpSchema.Tool toMcp(String mcpName, ToolDescriptor descriptor) {
-        return toMcp(mcpName, descriptor, false);
-    }
-
-    /**
-     * A descriptor as an MCP tool; for a tool that declared it returns a content result, with its
-     * output schema (if it has one) as the MCP {@code outputSchema}: its structured content is its own.
-     */
-    static McpSchema.Tool toMcp(String mcpName, ToolDescriptor descriptor, boolean contentOutput) {
-        Effect effect = descriptor.effect();
-        ToolAnnotations annotations = ToolAnnotations.builder()
-                .title(descriptor.title().orElse(null))
-                .readOnlyHint(effect == Effect.READ)
-                .destructiveHint(effect == Effect.READ ? null : effect == Effect.DESTRUCTIVE)
-                .openWorldHint(descriptor.openWorld())
-                .build();
-        McpSchema.Tool.Builder builder = McpSchema.Tool.builder(mcpName, Json.mapper().convertValue(descriptor.inputSchema(), MAP))
-                .title(descriptor.title().orElse(null))
-                .description(descriptor.description())
-                .annotations(annotations);
-        if (contentOutput && descriptor.outputSchema() != null) {
-            builder.outputSchema(Json.mapper().convertValue(descriptor.outputSchema(), MAP));
-        }
-        return builder.build();
-    }
-
-    private McpSchema.Tool applyTool() {
-        Map<String, Object> token = new LinkedHashMap<>();
-        token.put("type", "string");
-        token.put("description", "The token from a proposal's result (propose:<id>.<nonce>), exactly as returned.");
-        Map<String, Object> schema = new LinkedHashMap<>();
-        schema.put("type", "object");
-        schema.put("properties", Map.of("token", token));
-        schema.put("required", List.of("token"));
-        schema.put("additionalProperties", false);
-        return McpSchema.Tool.builder(applyToolName, schema)
-                .title("Apply a proposal")
-                .description("Apply a change that a tool proposed (a result with status awaiting_user). Call it only "
-                        + "after the user has seen the proposal's summary and diff and agreed. Pass only the token; it runs "
-                        + "exactly the proposed payload, works once and expires. Destructive changes may ask the user to "
-                        + "confirm again.")
-                .annotations(ToolAnnotations.builder()
-                        .title("Apply a proposal")
-                        .readOnlyHint(false)
-                        .destructiveHint(true)
-                        .idempotentHint(false)
-                        .openWorldHint(false)
-                        .build())
-                .build();
     }
 
     // ------------------------------------------------------------------------------------ calls
@@ -371,17 +311,17 @@ final class ToolBridge {
         } catch (UnknownToolException e) {
             throw unknownTool(wire);
         } catch (BudgetExceededException e) {
-            throw rateLimited(e);
+            throw CallAnswers.rateLimited(e);
         } catch (ToolValidationException e) {
-            return feedback((e.toolName() == null ? e.forTool(name) : e).feedback());
+            return CallAnswers.feedback((e.toolName() == null ? e.forTool(name) : e).feedback());
         } catch (DuplicateCallException e) {
-            return feedback(e.feedback());
+            return CallAnswers.feedback(e.feedback());
         } catch (ForbiddenException e) {
-            return forbidden(e);
+            return CallAnswers.forbidden(e);
         } catch (ProposeApplyException e) {
-            return gateError(e);
+            return CallAnswers.gateError(e);
         } catch (ToolExecutionException e) {
-            return executionFailed(e);
+            return CallAnswers.executionFailed(e);
         } catch (RuntimeException e) {
             LOG.error("MCP call of {} failed", name, toolgate.settings().redactor().redactThrowable(e));
             throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
@@ -424,14 +364,14 @@ final class ToolBridge {
     /** The consent check of a destructive change, as a result; null if it may go on. */
     private CallToolResult confirm(McpSyncServerExchange exchange, String callId, String toolName, String summary) {
         ObjectNode refusal = consent.confirmDestructive(exchange, callId, toolName, summary);
-        return refusal == null ? null : result(refusal, true);
+        return refusal == null ? null : CallAnswers.result(refusal, true);
     }
 
     // ------------------------------------------------------------------------------------ results
 
     private CallToolResult success(CallResult result, McpSyncServerExchange exchange) {
         if (result instanceof Proposal proposal) {
-            return result(consent.proposal(proposal, exchange), false);
+            return CallAnswers.result(consent.proposal(proposal, exchange), false);
         }
         if (result instanceof Applied applied && applied.result() instanceof ObjectNode && applied.result().has("executionId")
                 && runTools.startsRuns(applied.toolName())) {
@@ -439,10 +379,10 @@ final class ToolBridge {
             ObjectNode json = consent.outcome(((ObjectNode) applied.result()).deepCopy(), exchange, runTools::isDestructive);
             json.put("callId", applied.callId());
             String status = json.path("status").asString("");
-            return result(json, status.equals("error") || status.equals("failed"));
+            return CallAnswers.result(json, status.equals("error") || status.equals("failed"));
         }
         if (result instanceof Denied denied) {
-            return result(denied.toJson(), true);
+            return CallAnswers.result(denied.toJson(), true);
         }
         if (result instanceof Executed executed && executed.content() != null) {
             return McpContent.result(executed.content(), executed.callId(), executed.status());
@@ -451,57 +391,9 @@ final class ToolBridge {
             return McpContent.result(applied.content(), applied.callId(), applied.status());
         }
         if (result instanceof Executed || result instanceof Applied) {
-            return result(result.toJson(), false);
+            return CallAnswers.result(result.toJson(), false);
         }
         throw new IllegalStateException("unexpected call result " + result.getClass().getName());
-    }
-
-    private static CallToolResult feedback(Feedback feedback) {
-        ObjectNode json = Json.object();
-        json.put("status", "invalid");
-        json.setAll(feedback.toJson());
-        return result(json, true);
-    }
-
-    private static CallToolResult forbidden(ForbiddenException e) {
-        ObjectNode json = Json.object();
-        json.put("status", "forbidden");
-        json.put("kind", "forbidden");
-        json.put("code", e.code());
-        json.put("toolName", e.toolName());
-        ArrayNode missing = json.putArray("missingRules");
-        e.missingRules().stream().sorted().forEach(missing::add);
-        json.put("message", e.getMessage());
-        return result(json, true);
-    }
-
-    private static CallToolResult gateError(ProposeApplyException e) {
-        ObjectNode json = Json.object();
-        json.put("status", "error");
-        json.put("kind", "gate");
-        json.put("code", e.code());
-        json.put("message", e.getMessage());
-        return result(json, true);
-    }
-
-    private static CallToolResult executionFailed(ToolExecutionException e) {
-        ObjectNode json = Json.object();
-        json.put("status", "failed");
-        json.put("kind", "execution");
-        json.put("callId", e.callId());
-        json.put("toolName", e.toolName());
-        json.put("timedOut", e.timedOut());
-        json.put("message", e.getMessage());
-        return result(json, true);
-    }
-
-    /** Structured content plus one text block holding the same JSON. */
-    private static CallToolResult result(ObjectNode json, boolean isError) {
-        return CallToolResult.builder()
-                .structuredContent(Json.mapper().convertValue(json, MAP))
-                .addTextContent(Json.write(json))
-                .isError(isError)
-                .build();
     }
 
     /**
@@ -523,18 +415,57 @@ final class ToolBridge {
                 .data("Tool not found: " + name).build();
     }
 
-    static McpError rateLimited(BudgetExceededException e) {
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("retryAfterSeconds", e.retryAfterSeconds());
-        data.put("retryAfterMillis", Math.max(1, e.retryAfter().toMillis()));
-        if (e.limit() != null) {
-            data.put("limit", e.limit().calls());
-            data.put("windowSeconds", e.limit().window().toSeconds());
+    // ------------------------------------------------------------------------------------ tasks
+
+    /**
+     * What a task-augmented call of a tool would start, for one principal: UNKNOWN (unknown or hidden:
+     * answered exactly as an unknown tool), NOT_A_TASK (offered, but it never waits: a read, the apply
+     * and decision tools), TOOL (a governed tool that proposes or starts a run), PROGRAM ({@code run.<program>}).
+     */
+    enum TaskTarget { UNKNOWN, NOT_A_TASK, TOOL, PROGRAM }
+
+    /** What calling {@code wire} as a task would start for {@code principal}; see {@link TaskTarget}. */
+    TaskTarget taskTarget(Principal principal, String wire) {
+        String name = gateName(wire);
+        if (principal == null || name == null) {
+            return TaskTarget.UNKNOWN;
         }
-        return McpError.builder(ToolgateMcpServer.RATE_LIMITED)
-                .message("Rate limited: too many tool calls; retry after " + e.retryAfterSeconds() + " s")
-                .data(data)
-                .build();
+        if ((name.equals(applyToolName) && consent.clientDecides()) || (RunTools.isDecision(name) && runTools.handles(name))) {
+            return mayMutate(principal) ? TaskTarget.NOT_A_TASK : TaskTarget.UNKNOWN;
+        }
+        if (runTools.handles(name) && toolgate.registry().find(name).isEmpty()) {
+            return toolgate.resolveTools(principal).isEmpty() ? TaskTarget.UNKNOWN : TaskTarget.PROGRAM;
+        }
+        return visible(principal, name).map(tool -> mayWait(wire) ? TaskTarget.TOOL : TaskTarget.NOT_A_TASK)
+                .orElse(TaskTarget.UNKNOWN);
+    }
+
+    /**
+     * True if the tool served as {@code wire} may wait for consent, so it may be called as a task:
+     * MUTATE and DESTRUCTIVE tools, tools that start runs, and the programs' run tools. Principal-blind
+     * (it describes the tool in {@code tools/list}); {@link #taskTarget} checks the principal.
+     */
+    boolean mayWait(String wire) {
+        String name = gateName(wire);
+        if (name == null || RunTools.isDecision(name) || (name.equals(applyToolName) && consent.clientDecides())) {
+            return false;
+        }
+        Optional<RegisteredTool> tool = toolgate.registry().find(name);
+        if (tool.isPresent()) {
+            return tool.get().tool().effect().mutates() || runTools.startsRuns(name);
+        }
+        return runTools.handles(name);
+    }
+
+    /** True if the registered tool {@code gateName} starts a durable run when called. */
+    boolean startsRuns(String gateName) {
+        return runTools.startsRuns(gateName);
+    }
+
+    /** The MCP name of the gate's tool {@code gateName} (what the client was offered). */
+    String wireName(String gateName) {
+        return gateNames.entrySet().stream().filter(e -> e.getValue().equals(gateName)).map(Map.Entry::getKey)
+                .findFirst().orElse(gateName);
     }
 
     // ------------------------------------------------------------------------------------ helpers
@@ -552,8 +483,8 @@ final class ToolBridge {
         return principal instanceof Principal p ? p : fixedPrincipal;
     }
 
-    private CallContext context(Principal principal, String sessionId) {
-        CallContext context = CallContext.of(principal).withTransport("mcp").withPermissionMode(permissionMode);
+    CallContext context(Principal principal, String sessionId) {
+        CallContext context = CallContext.of(principal).withTransport(TRANSPORT).withPermissionMode(permissionMode);
         if (sessionId != null && !sessionId.isBlank() && sessionId.length() <= 200) {
             context = context.withSession(sessionId);
         }

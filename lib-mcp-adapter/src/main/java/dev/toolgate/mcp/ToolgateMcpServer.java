@@ -111,6 +111,14 @@ public final class ToolgateMcpServer implements AutoCloseable {
      */
     public static final int RATE_LIMITED = -32029;
 
+    /**
+     * The JSON-RPC error code of a {@code tasks/result} that stopped waiting before the task ended (the
+     * server's wait, {@link McpServerBuilder#taskResultWait}, ran out, or too many requests wait at
+     * once). The task goes on: poll {@code tasks/get} and ask again. The data holds {@code taskId} and
+     * {@code status}.
+     */
+    public static final int TASK_NOT_FINISHED = -32030;
+
     /** The default Streamable HTTP endpoint path. */
     public static final String DEFAULT_ENDPOINT = "/mcp";
 

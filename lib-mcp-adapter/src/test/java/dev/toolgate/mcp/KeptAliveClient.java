@@ -34,6 +34,7 @@ final class KeptAliveClient implements AutoCloseable {
     private final int port;
     private final String token;
     private String session;
+    private Response initialized;
 
     KeptAliveClient(int port, String token) throws IOException {
         this.port = port;
@@ -53,11 +54,17 @@ final class KeptAliveClient implements AutoCloseable {
             throw new IOException("initialize failed: " + init);
         }
         session = init.header("Mcp-Session-Id");
+        initialized = init;
         Response initialized = post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         if (initialized.status() != 202) {
             throw new IOException("notifications/initialized failed: " + initialized);
         }
         return this;
+    }
+
+    /** The answer to {@link #initialize()}, or null before it. */
+    Response initializeResponse() {
+        return initialized;
     }
 
     /** The session id from {@link #initialize()}, or null. */

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 public abstract class GateContractTest
         implements CallContract, ApplyContract, BudgetContract, AuditContract, PolicyContract, InboxContract,
         FailureContract, InDoubtContract, RetentionContract, SeparationOfDutiesContract, ExecutionContract,
-        PreviewContract, NoticeContract, ConversationContract, StaleContract, RevertContract {
+        PreviewContract, NoticeContract, ConversationContract, StaleContract, RevertContract, WithdrawContract {
 
     private Fixture fixture;
 
