@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { tasks } from "./tasks.mjs";
 
 const MAIN = "dev.toolgate.examples.mcp.McpDemoServer";
 const RATE_LIMITED = -32029;
@@ -76,14 +77,14 @@ async function startHttpServer(name, extra) {
   const child = spawn(java, serverArgs("http", ["--port", "0", ...extra]), { stdio: ["ignore", "pipe", "pipe"] });
   processes.push(child);
   let stdout = "";
+  let stderr = "";
   child.stdout.on("data", (chunk) => { stdout += chunk; });
+  child.stderr.on("data", (chunk) => { stderr += chunk; });
   child.stderr.pipe(log);
   const url = await new Promise((resolve, reject) => {
-    let seen = "";
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s`)), 60_000);
-    child.stderr.on("data", (chunk) => {
-      seen += chunk;
-      const match = seen.match(/Toolgate demo MCP server on (http:\/\/\S+\/mcp)/);
+    child.stderr.on("data", () => {
+      const match = stderr.match(/Toolgate demo MCP server on (http:\/\/\S+\/mcp)/);
       if (match) {
         clearTimeout(timer);
         resolve(new URL(match[1]));
@@ -91,7 +92,7 @@ async function startHttpServer(name, extra) {
     });
     child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code}`)); });
   });
-  return { url, child, stdout: () => stdout };
+  return { url, child, stdout: () => stdout, stderr: () => stderr };
 }
 
 async function httpClient(server, token, capabilities = {}) {
@@ -364,12 +365,21 @@ async function main() {
 
   const limitedServer = await startHttpServer("http-budget", ["--db", dbHttpBudget, "--budget", "3"]);
   await budget("http", (principal) => httpClient(limitedServer, `${principal}-token`), true);
+
+  const tasksServer = await startHttpServer("http-tasks", ["--db", `jdbc:h2:file:${join(work, "db", "http-tasks")}`,
+    "--consent", "operator", "--console-port", "0"]);
+  let consoleUrl;
+  for (let i = 0; i < 100 && !consoleUrl; i++) {
+    consoleUrl = tasksServer.stderr().match(/Toolgate operator console on (http:\/\/\S+\/console\/)/)?.[1];
+    if (!consoleUrl) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await tasks("http", consoleUrl, (principal) => httpClient(tasksServer, `${principal}-token`), { check, expectError });
 }
 
 const watchdog = setTimeout(() => {
-  console.log("FAIL the end-to-end test took longer than 180 s");
+  console.log("FAIL the end-to-end test took longer than 240 s");
   shutdown(1);
-}, 180_000);
+}, 240_000);
 
 function shutdown(code) {
   clearTimeout(watchdog);

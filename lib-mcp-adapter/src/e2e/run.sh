@@ -39,7 +39,7 @@ fi
 CLASSPATH="$HOST/target/classes:$(cat "$WORK/classpath.txt")"
 
 echo "e2e: installing the TypeScript MCP client under $WORK"
-cp "$HERE/package.json" "$HERE/package-lock.json" "$HERE/e2e.mjs" "$WORK/"
+cp "$HERE/package.json" "$HERE/package-lock.json" "$HERE/e2e.mjs" "$HERE/tasks.mjs" "$WORK/"
 (cd "$WORK" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
 
 echo "e2e: running ($(node --version), $("$JAVA" -version 2>&1 | head -1))"
