@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { tasks } from "./tasks.mjs";
+import { tasks, tasksWithUserConsent } from "./tasks.mjs";
 
 const MAIN = "dev.toolgate.examples.mcp.McpDemoServer";
 const RATE_LIMITED = -32029;
@@ -360,6 +360,8 @@ async function main() {
   await governedCalls("http", (principal, capabilities) => httpClient(http, `${principal}-token`, capabilities));
   await elicitation("http", (principal, capabilities) => httpClient(http, `${principal}-token`, capabilities));
   await codemode("http", (principal) => httpClient(http, `${principal}-token`));
+  await tasksWithUserConsent("http", (principal, capabilities) => httpClient(http, `${principal}-token`, capabilities),
+    { check, expectError });
   await rawHttp(http);
   check(http.stdout() === "", "http server writes nothing to stdout", http.stdout());
 

@@ -2,7 +2,7 @@
 // server with operator consent, an operator deciding in the operator console over its HTTP API between
 // the client's polls. Imported by e2e.mjs, which passes its check helpers.
 
-import { CallToolResultSchema, CreateTaskResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 /** Signs in to the console as alice (the demo's operator); returns decide(callId, "approve" | "deny", body). */
 async function operatorConsole(consoleUrl) {
@@ -122,4 +122,39 @@ export async function tasks(label, consoleUrl, connect, { check, expectError }) 
   { run, runResult });
   await carol.close();
   await bob.close();
+}
+
+/** With the user's consent (the demo's default): while tasks/result waits, the server asks the user through elicitation. */
+export async function tasksWithUserConsent(label, connect, { check }) {
+  console.log(`${label}: tasks, the user consents through elicitation`);
+  const carol = await connect("carol", { elicitation: {} });
+  const asked = [];
+  let answer = "accept";
+  carol.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params);
+    return { action: answer };
+  });
+  const systemId = (await carol.callTool({ name: "catalog.listSystems", arguments: {} })).structuredContent?.result?.[0]?.id;
+  const outcomes = [];
+  for (const action of ["accept", "decline"]) {
+    answer = action;
+    const messages = [];
+    for await (const message of carol.experimental.tasks.callToolStream(
+      { name: "incident.create", arguments: { systemId, title: `E2E ${label} consented ${action}`, severity: "LOW" } },
+      CallToolResultSchema, { task: { ttl: 60_000 } })) {
+      messages.push(message);
+    }
+    outcomes.push({ task: messages[0]?.task, last: messages.at(-1) });
+  }
+  const [accepted, declined] = outcomes;
+  check(asked.length === 2 && asked[0]._meta?.["io.modelcontextprotocol/related-task"]?.taskId === accepted.task?.taskId
+    && asked[0].message.includes(`E2E ${label} consented accept`), `${label} the user is asked, the question tied to its task`, asked[0]);
+  check(accepted.last?.type === "result" && accepted.last.result.structuredContent?.decision === "applied"
+    && accepted.last.result.structuredContent?.decidedBy === "user", `${label} accepting applies the change`, accepted.last);
+  check(declined.last?.type === "result" && declined.last.result.isError === true
+    && declined.last.result.structuredContent?.decision === "declined", `${label} declining withdraws it`, declined.last);
+  const state = await carol.experimental.tasks.getTask(declined.task.taskId);
+  check(state.status === "cancelled", `${label} a task the user declined reads cancelled`, state);
+  check(!JSON.stringify(outcomes).includes("propose:"), `${label} no token reached the client`);
+  await carol.close();
 }

@@ -182,7 +182,8 @@ final class HttpPost {
             throw e;
         }
         HttpSession session = new HttpSession(init.session(), principal.key(),
-                new HttpEventLog(settings.replayEvents(), settings.replayBytes()));
+                new HttpEventLog(settings.replayEvents(), settings.replayBytes()),
+                initialize.capabilities() != null && initialize.capabilities().elicitation() != null);
         sessions.add(admission, session);
         LOG.info("MCP session {} started for {} ({} {})", session.id(), principal.key(),
                 initialize.clientInfo() == null ? "unknown client" : initialize.clientInfo().name(),

@@ -15,6 +15,8 @@ final class HttpSession {
 
     final McpStreamableServerSession mcp;
     final String principalKey;
+    /** Whether the client declared the elicitation capability (a task may ask its user). */
+    final boolean elicits;
     volatile long lastSeen = System.nanoTime();
     volatile HttpEventStream listening;
     /** GET connections resuming a POST's stream (not the listening stream): pinged and closed with the session. */
@@ -24,6 +26,11 @@ final class HttpSession {
     private final AtomicInteger uses = new AtomicInteger();
 
     HttpSession(McpStreamableServerSession mcp, String principalKey, HttpEventLog log) {
+        this(mcp, principalKey, log, false);
+    }
+
+    HttpSession(McpStreamableServerSession mcp, String principalKey, HttpEventLog log, boolean elicits) {
+        this.elicits = elicits;
         this.mcp = mcp;
         this.principalKey = principalKey;
         this.log = log;

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.toolgate.access.Principal;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import java.io.IOException;
@@ -38,7 +39,7 @@ import reactor.core.publisher.Mono;
  * ({@link HttpSessions}). TCP_NODELAY, without which every call on a kept-alive connection waits
  * about 40 ms: {@link HttpNoDelay}.
  */
-final class HttpTransport implements McpStreamableServerTransportProvider, CatalogDispatch.Sink {
+final class HttpTransport implements McpStreamableServerTransportProvider, CatalogDispatch.Sink, TaskConsent.Channel {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
 
@@ -107,6 +108,23 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
     /** Answers the catalog's methods with {@code dispatch} (before {@link #start}). */
     void serveCatalog(CatalogDispatch dispatch) {
         this.catalog = dispatch;
+    }
+
+    /**
+     * Asks the user of a session, for a task: on its GET stream (the client's own requests to the
+     * server's requests arrive as POSTed responses, which the SDK's session matches). Empty without an
+     * open GET stream or when the client declared no elicitation.
+     */
+    @Override
+    public Optional<McpSchema.ElicitResult> elicit(String sessionId, java.util.Map<String, Object> request,
+                                                           Duration timeout) {
+        HttpSession session = sessions.get(sessionId);
+        if (session == null || !session.elicits || session.listening == null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(session.mcp.sendRequest(McpSchema.METHOD_ELICITATION_CREATE, request,
+                new io.modelcontextprotocol.json.TypeRef<McpSchema.ElicitResult>() {
+                }).block(timeout));
     }
 
     /** Answers the task requests with {@code dispatch} (before {@link #start}); null: none. */

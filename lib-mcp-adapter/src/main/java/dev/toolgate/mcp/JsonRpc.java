@@ -137,4 +137,13 @@ final class JsonRpc {
         response.put("error", error);
         return response;
     }
+
+    /** Whether an {@code initialize} request's text declares the client capability {@code name}; false if unreadable. */
+    static boolean declaresCapability(String initializeText, String name) {
+        try {
+            return dev.toolgate.json.Json.parse(initializeText).path("params").path("capabilities").path(name).isObject();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
 }

@@ -258,7 +258,7 @@ public final class McpHttpBuilder extends McpServerBuilder<McpHttpBuilder> {
                 replayBytes, pollAfter, retry));
         CatalogDispatch catalogDispatch = catalogDispatch();
         transport.serveCatalog(catalogDispatch);
-        transport.serveTasks(taskDispatch(bridge, mapper));
+        transport.serveTasks(taskDispatch(bridge, mapper, transport));
         McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
         try {
             transport.start(new InetSocketAddress(InetAddress.getByName(host), port));

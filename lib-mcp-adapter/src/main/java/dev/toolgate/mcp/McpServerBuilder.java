@@ -214,14 +214,18 @@ public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
         return tasks ? TaskJson.mapper(bridge::mayWait) : McpJsonDefaults.getMapper();
     }
 
-    /** The task dispatcher of one server, or null when it serves no tasks. */
-    TaskDispatch taskDispatch(ToolBridge bridge, McpJsonMapper mapper) {
+    /**
+     * The task dispatcher of one server, or null when it serves no tasks; {@code channel} asks a
+     * session's user (null: the transport cannot, and only operators decide tasks).
+     */
+    TaskDispatch taskDispatch(ToolBridge bridge, McpJsonMapper mapper, TaskConsent.Channel channel) {
         if (!tasks || !TaskJson.advertises(mapper)) {
             return null;
         }
         McpTasks served = new McpTasks(toolgate, taskTtl, taskPollInterval, consent == Consent.OPERATOR, bridge::wireName);
+        TaskConsent users = consent == Consent.USER && channel != null ? new TaskConsent(toolgate, bridge, channel) : null;
         return new TaskDispatch(toolgate, bridge, served,
-                new TaskResults(toolgate, served, bridge::wireName, taskResultWait, maxTaskWaits));
+                new TaskResults(toolgate, served, bridge::wireName, taskResultWait, maxTaskWaits, users), users);
     }
 
     /** The catalog's dispatcher for one server, or null without a catalog. */

@@ -155,7 +155,7 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
             });
         }
         ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, allowedHosts,
-                maxBodyBytes, catalogDispatch, taskDispatch(bridge, mapper));
+                maxBodyBytes, catalogDispatch, taskDispatch(bridge, mapper, null));
         LOG.info("MCP servlet endpoint {} built (SDK servlet transport, permission mode {})", endpoint, permissionMode);
         return new McpServletEndpoint(server, bridge, guard, sessions, endpoint, catalogDispatch);
     }

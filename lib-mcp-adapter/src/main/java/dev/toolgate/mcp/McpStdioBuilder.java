@@ -73,7 +73,7 @@ public final class McpStdioBuilder extends McpServerBuilder<McpStdioBuilder> {
         StdioSerialSends transport = new StdioSerialSends(
                 new StdioServerTransportProvider(mapper, guarded, counted, maxMessageBytes));
         CatalogDispatch catalogDispatch = catalogDispatch();
-        TaskDispatch taskDispatch = taskDispatch(bridge, mapper);
+        TaskDispatch taskDispatch = taskDispatch(bridge, mapper, transport.consentChannel(guarded));
         StdioInput.Route catalogRoute = catalogDispatch == null ? null : catalogDispatch.stdioRoute(principal, transport, mapper);
         StdioInput.Route taskRoute = taskDispatch == null ? null : taskDispatch.stdioRoute(principal, transport, mapper);
         if (catalogRoute != null || taskRoute != null) { // before the SDK's transport starts reading

@@ -33,6 +33,7 @@ final class StdioInput extends InputStream {
 
     private long requests;
     private boolean initialized;
+    private volatile boolean clientElicits;
     private volatile Route route;
 
     /** Takes some requests off the SDK's path (the catalog's methods); true if it took this one. */
@@ -50,6 +51,11 @@ final class StdioInput extends InputStream {
     /** Requests that {@code route} takes (after {@code initialize}) are not handed to the SDK. */
     void route(Route route) {
         this.route = route;
+    }
+
+    /** Whether the client declared the elicitation capability in its {@code initialize}. */
+    boolean clientElicits() {
+        return clientElicits;
     }
 
     /** Released when standard input ends. */
@@ -110,6 +116,9 @@ final class StdioInput extends InputStream {
             JsonRpc.Checked checked = JsonRpc.check(text);
             if (checked.kind() == JsonRpc.Kind.REQUEST) {
                 requests++; // answered through the SDK's transport either way, so drain() counts it
+                if (checked.isInitialize()) {
+                    clientElicits = JsonRpc.declaresCapability(text, "elicitation");
+                }
                 initialized |= checked.isInitialize();
                 Route taker = route;
                 if (initialized && taker != null && !checked.isInitialize() && taker.offer(checked, text)) {

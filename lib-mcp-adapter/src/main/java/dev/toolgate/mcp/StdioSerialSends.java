@@ -22,6 +22,7 @@ final class StdioSerialSends implements McpServerTransportProvider, CatalogDispa
 
     private final StdioServerTransportProvider delegate;
     private volatile Serialized session;
+    private volatile McpServerSession mcpSession;
     private volatile boolean closed;
 
     StdioSerialSends(StdioServerTransportProvider delegate) {
@@ -33,8 +34,26 @@ final class StdioSerialSends implements McpServerTransportProvider, CatalogDispa
         delegate.setSessionFactory(transport -> {
             Serialized serialized = new Serialized(transport);
             session = serialized;
-            return sessionFactory.create(serialized);
+            McpServerSession created = sessionFactory.create(serialized);
+            mcpSession = created;
+            return created;
         });
+    }
+
+    /**
+     * How a task asks the user on stdio: a request of the SDK's session (its answer is read and matched
+     * by the SDK), when the client declared elicitation ({@code input} saw its {@code initialize}).
+     */
+    TaskConsent.Channel consentChannel(StdioInput input) {
+        return (sessionId, request, timeout) -> {
+            McpServerSession target = mcpSession;
+            if (target == null || closed || !input.clientElicits()) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.ofNullable(target.sendRequest(McpSchema.METHOD_ELICITATION_CREATE, request,
+                    new TypeRef<McpSchema.ElicitResult>() {
+                    }).block(timeout));
+        };
     }
 
     /** Sends one message (a response the catalog answered) through the session's serialized transport. */

@@ -62,8 +62,10 @@ final class TaskDispatch {
     private final ToolBridge bridge;
     private final McpTasks tasks;
     private final TaskResults results;
+    private final TaskConsent consent;
 
-    TaskDispatch(Toolgate toolgate, ToolBridge bridge, McpTasks tasks, TaskResults results) {
+    TaskDispatch(Toolgate toolgate, ToolBridge bridge, McpTasks tasks, TaskResults results, TaskConsent consent) {
+        this.consent = consent;
         this.toolgate = toolgate;
         this.bridge = bridge;
         this.tasks = tasks;
@@ -97,7 +99,7 @@ final class TaskDispatch {
                 case TASKS_GET -> tasks.view(find(principal, params)).toMap();
                 case TASKS_LIST -> list(principal, params);
                 case TASKS_CANCEL -> cancel(principal, sessionId, params);
-                case TASKS_RESULT -> results.await(principal, find(principal, params));
+                case TASKS_RESULT -> results.await(principal, sessionId, find(principal, params));
                 default -> throw McpError.builder(JsonRpc.METHOD_NOT_FOUND).message("Method not found: " + request.method()).build();
             };
             return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), result, null);
@@ -171,6 +173,9 @@ final class TaskDispatch {
     /** The task a governed call became: its proposal, or the run it started. */
     private String taskOf(CallResult result) {
         if (result instanceof Proposal proposal) {
+            if (consent != null) {
+                consent.hold(proposal); // the user consents through this instance (TaskConsent)
+            }
             return McpTasks.CALL_PREFIX + proposal.callId();
         }
         if (result instanceof Applied applied) {

@@ -42,8 +42,11 @@ final class TaskResults {
     private final UnaryOperator<String> wireNames;
     private final Duration wait;
     private final Semaphore waiting;
+    private final TaskConsent consent;
 
-    TaskResults(Toolgate toolgate, McpTasks tasks, UnaryOperator<String> wireNames, Duration wait, int maxWaiting) {
+    TaskResults(Toolgate toolgate, McpTasks tasks, UnaryOperator<String> wireNames, Duration wait, int maxWaiting,
+                TaskConsent consent) {
+        this.consent = consent;
         this.toolgate = toolgate;
         this.tasks = tasks;
         this.wireNames = wireNames;
@@ -51,8 +54,11 @@ final class TaskResults {
         this.waiting = new Semaphore(maxWaiting);
     }
 
-    /** The result of {@code target} once it ended; waits while it runs or waits for consent. */
-    Map<String, Object> await(Principal principal, McpTasks.Target target) {
+    /**
+     * The result of {@code target} once it ended; waits while it runs or waits for consent, asking the
+     * user of session {@code sessionId} once where the client's user consents ({@link TaskConsent}).
+     */
+    Map<String, Object> await(Principal principal, String sessionId, McpTasks.Target target) {
         McpTask task = tasks.view(target);
         if (!task.terminal()) {
             if (!waiting.tryAcquire()) {
@@ -60,12 +66,18 @@ final class TaskResults {
             }
             try {
                 long deadline = System.nanoTime() + wait.toNanos();
+                boolean asked = false;
                 while (!task.terminal()) {
                     long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                     if (left <= 0) {
                         throw notFinished(task, "still " + task.status() + " after " + wait.toSeconds() + " s");
                     }
-                    Thread.sleep(Math.min(STEP_MILLIS, left));
+                    if (consent != null && !asked && task.status().equals(McpTask.INPUT_REQUIRED)) {
+                        asked = true;
+                        consent.ask(principal, sessionId, target, task, Duration.ofMillis(left));
+                    } else {
+                        Thread.sleep(Math.min(STEP_MILLIS, left));
+                    }
                     target = tasks.find(principal, target.taskId());
                     task = tasks.view(target);
                 }

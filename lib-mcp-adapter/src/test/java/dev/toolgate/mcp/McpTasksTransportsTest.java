@@ -113,6 +113,52 @@ class McpTasksTransportsTest {
         }
     }
 
+    @Test
+    void overStdioTheUserConsentsThroughElicitationWhileTheResultWaits() throws Exception {
+        PipedOutputStream toServer = new PipedOutputStream();
+        PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 16);
+        PipedInputStream fromServer = new PipedInputStream(1 << 16);
+        PipedOutputStream serverOut = new PipedOutputStream(fromServer);
+        ToolgateMcpServer server = ToolgateMcpServer.stdio(gate, Fixtures.CAROL).streams(serverIn, serverOut)
+                .taskResultWait(Duration.ofSeconds(10), 2).start();
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(fromServer, StandardCharsets.UTF_8))) {
+            send(toServer, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+                    + "\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
+            lines.readLine();
+            send(toServer, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+            int id = 10;
+            for (String action : new String[] {"accept", "decline"}) {
+                send(toServer, "{\"jsonrpc\":\"2.0\",\"id\":" + (++id) + ",\"method\":\"tools/call\",\"params\":{\"name\":"
+                        + "\"ticket.create\",\"arguments\":{\"title\":\"Lamp " + action + "\"},\"task\":{}}}");
+                String taskId = Json.parse(lines.readLine()).at("/result/task/taskId").asString();
+                send(toServer, "{\"jsonrpc\":\"2.0\",\"id\":" + (++id) + ",\"method\":\"tasks/result\",\"params\":{\"taskId\":\""
+                        + taskId + "\"}}");
+                JsonNode ask = Json.parse(lines.readLine());
+                assertThat(ask.get("method").asString()).isEqualTo("elicitation/create");
+                assertThat(ask.at("/params/_meta/io.modelcontextprotocol~1related-task/taskId").asString()).isEqualTo(taskId);
+                assertThat(ask.at("/params/message").asString()).contains("Open ticket \"Lamp " + action + "\"");
+                assertThat(tickets.byId).doesNotContainValue("Lamp " + action); // nothing before the answer
+                send(toServer, "{\"jsonrpc\":\"2.0\",\"id\":" + ask.get("id") + ",\"result\":{\"action\":\"" + action + "\"}}");
+                JsonNode result = Json.parse(lines.readLine());
+                assertThat(result.path("id").asInt()).isEqualTo(id);
+                if (action.equals("accept")) {
+                    assertThat(result.at("/result/structuredContent/decision").asString()).isEqualTo("applied");
+                    assertThat(result.at("/result/structuredContent/decidedBy").asString()).isEqualTo("user");
+                    assertThat(tickets.byId).containsValue("Lamp accept");
+                } else {
+                    assertThat(result.at("/result/isError").asBoolean()).isTrue();
+                    assertThat(result.at("/result/structuredContent/reason").asString()).isEqualTo(TaskConsent.DECLINED);
+                    assertThat(gate.findCall(taskId.substring("call:".length())).orElseThrow().status())
+                            .isEqualTo(CallStatus.REJECTED);
+                    assertThat(tickets.byId).doesNotContainValue("Lamp decline");
+                }
+            }
+        } finally {
+            toServer.close();
+            server.close();
+        }
+    }
+
     private static void send(OutputStream out, String line) throws Exception {
         out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         out.flush();
