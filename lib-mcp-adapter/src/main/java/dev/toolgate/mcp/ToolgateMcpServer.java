@@ -49,6 +49,12 @@ import org.slf4j.LoggerFactory;
  *       apply, approve, reject or rollback tool is offered, and only an operator decides.</li>
  *   <li>A tool that starts a durable run (such as {@code codemode.run}) answers with the run's outcome
  *       ({@code paused}, {@code completed}, {@code error}) and the {@code callId} of its own call.</li>
+ *   <li>Tasks (unless {@link McpServerBuilder#tasks tasks(false)}): the {@code tasks} capability, and
+ *       {@code execution.taskSupport: "optional"} on the tools that may wait for consent; such a call made
+ *       as a task answers with the task (its proposal {@code call:<id>} or run {@code run:<id>}), which
+ *       {@code tasks/get}, {@code tasks/list}, {@code tasks/cancel} and {@code tasks/result} follow until an
+ *       operator (or, with {@code Consent.USER}, the user through elicitation) decides it. See the module
+ *       README.</li>
  *   <li>With a {@link McpCatalog} ({@code .catalog(...)}): resources, resource templates, subscriptions,
  *       prompts and completion, each shown only to principals the same resolver allows; a hidden one
  *       answers exactly as an unknown one (see the module README).</li>
@@ -79,6 +85,10 @@ import org.slf4j.LoggerFactory;
  *       <td>JSON-RPC error {@value #RATE_LIMITED} "Rate limited", data {@code {retryAfterSeconds,
  *       retryAfterMillis, limit, windowSeconds}}; on Streamable HTTP also HTTP 429 with
  *       {@code Retry-After}</td></tr>
+ *   <tr><td>{@code tasks/result} stopped waiting before the task ended</td>
+ *       <td>JSON-RPC error {@value #TASK_NOT_FINISHED}, data {@code {taskId, status}}</td></tr>
+ *   <tr><td>an unknown task, or another principal's</td>
+ *       <td>JSON-RPC error -32602 "Failed to retrieve task: Task not found" (indistinguishable)</td></tr>
  * </table>
  *
  * <p>TCP_NODELAY (Streamable HTTP): without it, JDK 17's HTTP server makes every call after the first
