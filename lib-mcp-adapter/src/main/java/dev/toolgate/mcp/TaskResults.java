@@ -111,7 +111,9 @@ final class TaskResults {
         json.put("type", "decision");
         json.put("proposalId", record.id());
         json.put("tool", wireNames.apply(record.toolName()));
-        json.put("decision", record.status().name().toLowerCase(Locale.ROOT));
+        // pending past its expiry (the sweeper has not closed it yet) reads as what it is: expired
+        json.put("decision", record.status() == dev.toolgate.audit.CallStatus.PROPOSED ? "expired"
+                : record.status().name().toLowerCase(Locale.ROOT));
         json.put("message", task.statusMessage());
         return json;
     }

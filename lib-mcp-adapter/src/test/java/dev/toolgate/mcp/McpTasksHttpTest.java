@@ -45,7 +45,11 @@ class McpTasksHttpTest {
     private ToolgateMcpServer server;
 
     private void serve(UnaryOperator<McpHttpBuilder> configure) {
-        gate = Toolgate.builder().discoverTools(false).discoverComponents(false).budget(ToolBudget.unlimited())
+        serve(Duration.ofMinutes(10), configure);
+    }
+
+    private void serve(Duration proposalTtl, UnaryOperator<McpHttpBuilder> configure) {
+        gate = Toolgate.builder().discoverTools(false).proposalTtl(proposalTtl).discoverComponents(false).budget(ToolBudget.unlimited())
                 .sweepInterval(Duration.ZERO).provider(Fixtures.ticketTools(tickets)).provider(Fixtures.adminTools())
                 .program("ticket.triage", TRIAGE).build();
         server = configure.apply(ToolgateMcpServer.http(gate, token -> Optional.ofNullable(Fixtures.TOKENS.get(token)))
@@ -168,6 +172,11 @@ class McpTasksHttpTest {
         JsonNode cancel = carol.request("tasks/cancel", "{\"taskId\":\"" + taskId + "\"}");
         assertThat(cancel.at("/error/code").asInt()).isEqualTo(-32602);
         assertThat(cancel.at("/error/message").asString()).contains("already in terminal status 'failed'");
+        // the retention's purge takes the task with its proposal
+        gate.purge(java.time.Instant.now().plusSeconds(1));
+        assertThat(carol.request("tasks/get", "{\"taskId\":\"" + taskId + "\"}").at("/error/message").asString())
+                .isEqualTo("Failed to retrieve task: Task not found");
+        assertThat(carol.result("tasks/list", "{}").get("tasks")).isEmpty();
     }
 
     @Test
@@ -261,6 +270,24 @@ class McpTasksHttpTest {
         assertThat(invalid.at("/data/issues/0/path").asString()).isEqualTo("/title");
         assertThat(carol.request("tasks/list", "{\"cursor\":\"garbage\"}").at("/error/code").asInt()).isEqualTo(-32602);
         assertThat(carol.result("tasks/list", "{}").get("tasks")).hasSize(1);
+    }
+
+    @Test
+    void aProposalThatExpiresEndsItsTaskAsFailedBeforeAndAfterTheSweep() throws Exception {
+        serve(Duration.ofMillis(400), b -> b.consent(Consent.OPERATOR));
+        TaskRpc carol = client("carol-token");
+        String taskId = carol.callAsTask("ticket.create", "{\"title\":\"Lamp\"}").at("/result/task/taskId").asString();
+        JsonNode answer = carol.result("tasks/result", "{\"taskId\":\"" + taskId + "\"}"); // waits past the expiry
+        assertThat(answer.get("isError").asBoolean()).isTrue();
+        assertThat(answer.at("/structuredContent/decision").asString()).isEqualTo("expired");
+        JsonNode task = carol.result("tasks/get", "{\"taskId\":\"" + taskId + "\"}");
+        assertThat(task.get("status").asString()).isEqualTo("failed");
+        assertThat(task.get("statusMessage").asString()).contains("Expired");
+        gate.sweep();
+        assertThat(carol.result("tasks/get", "{\"taskId\":\"" + taskId + "\"}").get("status").asString()).isEqualTo("failed");
+        assertThat(carol.result("tasks/result", "{\"taskId\":\"" + taskId + "\"}").at("/structuredContent/decision").asString())
+                .isEqualTo("expired");
+        assertThat(tickets.byId).hasSize(1);
     }
 
     @Test
