@@ -273,6 +273,45 @@ class McpTasksHttpTest {
     }
 
     @Test
+    void hostileTaskIdsAndParamsReadAsUnknownOrInvalidAndChangeNothing() throws Exception {
+        serve(b -> b);
+        TaskRpc carol = client("carol-token");
+        TaskRpc bob = client("bob-token");
+        String taskId = carol.callAsTask("ticket.create", "{\"title\":\"Lamp\"}").at("/result/task/taskId").asString();
+        String id = callId(taskId);
+        List<String> unknown = List.of("call:" + id + " ", "CALL:" + id, "run:" + id, id, "call:", "run:", "call:%", "call:../" + id,
+                "call:" + id + "\\u0000", "call:" + "x".repeat(5000), "call:' OR '1'='1", "run:00000000-0000-0000-0000-000000000000",
+                "", " ", "call:" + id.toUpperCase(java.util.Locale.ROOT));
+        for (String hostile : unknown) {
+            for (String method : List.of("tasks/get", "tasks/result", "tasks/cancel")) {
+                JsonNode error = carol.request(method, "{\"taskId\":" + tools.jackson.databind.node.JsonNodeFactory.instance
+                        .stringNode(hostile) + "}").get("error");
+                assertThat(error).as("%s %s", method, hostile).isNotNull();
+                assertThat(error.get("code").asInt()).isEqualTo(-32602);
+                assertThat(error.get("message").asString()).as("%s %s", method, hostile)
+                        .isEqualTo("Failed to retrieve task: Task not found");
+            }
+        }
+        for (String params : List.of("{}", "{\"taskId\":42}", "{\"taskId\":null}", "{\"taskId\":{\"id\":\"" + taskId + "\"}}",
+                "{\"taskId\":[\"" + taskId + "\"]}", "[\"" + taskId + "\"]", "\"" + taskId + "\"")) {
+            JsonNode error = carol.request("tasks/get", params).get("error");
+            assertThat(error).as(params).isNotNull();
+            assertThat(error.get("code").asInt()).as(params).isIn(-32602, -32600);
+        }
+        for (String params : List.of("{\"name\":\"ticket.create\",\"arguments\":{\"title\":\"Lamp\"},\"task\":\"yes\"}",
+                "{\"name\":\"ticket.create\",\"arguments\":[1],\"task\":{}}", "{\"name\":42,\"task\":{}}",
+                "{\"arguments\":{},\"task\":{}}")) {
+            assertThat(carol.request("tools/call", params).at("/error/code").asInt()).as(params).isEqualTo(-32602);
+        }
+        // bob guesses with carol's own id in every spelling: nothing to see, nothing cancelled
+        assertThat(bob.request("tasks/cancel", "{\"taskId\":\"" + taskId + "\"}").at("/error/message").asString())
+                .isEqualTo("Failed to retrieve task: Task not found");
+        assertThat(gate.findCall(id).orElseThrow().status()).isEqualTo(CallStatus.PROPOSED);
+        assertThat(carol.result("tasks/list", "{}").get("tasks")).hasSize(1);
+        assertThat(tickets.byId).hasSize(1);
+    }
+
+    @Test
     void aProposalThatExpiresEndsItsTaskAsFailedBeforeAndAfterTheSweep() throws Exception {
         serve(Duration.ofMillis(400), b -> b.consent(Consent.OPERATOR));
         TaskRpc carol = client("carol-token");

@@ -31,6 +31,9 @@ final class TaskRpc implements AutoCloseable {
         int id = ids.incrementAndGet();
         KeptAliveClient.Response response = http.post("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method
                 + "\",\"params\":" + params + "}");
+        if (response.status() == 400 && response.body().contains("\"error\"")) {
+            return parse(response.body()); // the transport refused the message's shape itself
+        }
         if (response.status() != 200) {
             throw new IOException("HTTP " + response.status() + ": " + response.body());
         }
