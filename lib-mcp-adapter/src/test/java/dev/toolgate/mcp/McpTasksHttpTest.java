@@ -312,6 +312,28 @@ class McpTasksHttpTest {
     }
 
     @Test
+    void tasksListPagesNewestFirstWithAnOpaqueCursor() throws Exception {
+        serve(b -> b);
+        TaskRpc carol = client("carol-token");
+        List<String> made = new ArrayList<>();
+        for (int i = 0; i < 61; i++) {
+            String taskId = carol.callAsTask("ticket.create", "{\"title\":\"Lamp " + i + "\"}").at("/result/task/taskId").asString();
+            carol.result("tasks/cancel", "{\"taskId\":\"" + taskId + "\"}"); // a session holds few pending proposals
+            made.add(0, taskId);
+            carol.result("tools/call", "{\"name\":\"ticket.list\",\"arguments\":{}}"); // reads are not tasks
+        }
+        JsonNode first = carol.result("tasks/list", "{}");
+        assertThat(first.get("tasks")).hasSize(50);
+        String cursor = first.get("nextCursor").asString();
+        JsonNode second = carol.result("tasks/list", "{\"cursor\":\"" + cursor + "\"}");
+        assertThat(second.has("nextCursor")).isFalse();
+        List<String> listed = new ArrayList<>();
+        first.get("tasks").forEach(t -> listed.add(t.get("taskId").asString()));
+        second.get("tasks").forEach(t -> listed.add(t.get("taskId").asString()));
+        assertThat(listed).isEqualTo(made);
+    }
+
+    @Test
     void aProposalThatExpiresEndsItsTaskAsFailedBeforeAndAfterTheSweep() throws Exception {
         serve(Duration.ofMillis(400), b -> b.consent(Consent.OPERATOR));
         TaskRpc carol = client("carol-token");
