@@ -184,7 +184,7 @@ final class ServletGuard extends HttpServlet {
             reservation.set(true);
         }
         request.setAttribute(PRINCIPAL_ATTRIBUTE, principal.get());
-        ServletGuardedResponse guarded = new ServletGuardedResponse(response, mapper, started -> {
+        ServletGuardedResponse guarded = new ServletGuardedResponse(response, mapper, post != null, started -> {
             if (reservation.compareAndSet(true, false)) {
                 sessions.settle(key, started);
             }

@@ -14,23 +14,40 @@ import java.util.function.Consumer;
  * notes the {@code Mcp-Session-Id} an {@code initialize} was answered with, and holds back the first
  * text written until the SDK flushes it, so that an answer that is the gate's rate-limit error
  * ({@link ToolgateMcpServer#RATE_LIMITED}) goes out as HTTP 429 with {@code Retry-After}, as on the
- * standalone server (its body stays what the SDK wrote: one JSON body or one SSE event).
+ * standalone server (its body stays what the SDK wrote: one JSON body or one SSE event). For a POST
+ * it also holds back the SDK's {@link #flushBuffer()} until that first text: the SDK's transport (2.2)
+ * commits an SSE answer's headers before its first event, which would send the status before the
+ * answer is known. A GET's stream is committed at once, as the SDK asks.
  */
 final class ServletGuardedResponse extends HttpServletResponseWrapper {
 
     private final McpJsonMapper mapper;
     private final Consumer<String> onSession;
+    private final boolean holdCommit;
     private PrintWriter writer;
+    /** True once the first text went out: commits pass from then on. */
+    private volatile boolean released;
 
     /**
-     * @param onSession told the session id an {@code initialize} is answered with, when the SDK sets
-     *                  the header: before the answer can reach the client (whose next request may
-     *                  already carry the id)
+     * @param holdCommit true for a POST: the SDK's {@link #flushBuffer()} is held back until the first
+     *                   text is flushed, so that its status can still become 429
+     * @param onSession  told the session id an {@code initialize} is answered with, when the SDK sets
+     *                   the header: before the answer can reach the client (whose next request may
+     *                   already carry the id)
      */
-    ServletGuardedResponse(HttpServletResponse response, McpJsonMapper mapper, Consumer<String> onSession) {
+    ServletGuardedResponse(HttpServletResponse response, McpJsonMapper mapper, boolean holdCommit, Consumer<String> onSession) {
         super(response);
         this.mapper = mapper;
         this.onSession = onSession;
+        this.holdCommit = holdCommit;
+    }
+
+    @Override
+    public void flushBuffer() throws IOException {
+        if (holdCommit && !released) {
+            return; // committed with the first text (FirstFlushWriter.flush), or when the container completes the response
+        }
+        super.flushBuffer();
     }
 
     @Override
@@ -99,6 +116,7 @@ final class ServletGuardedResponse extends HttpServletResponseWrapper {
             }
             String text = held.toString();
             held = null;
+            released = true;
             long retryAfter = rateLimitedSeconds(text);
             if (retryAfter > 0 && !isCommitted()) {
                 setStatus(429);
