@@ -135,7 +135,9 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
                 .build();
         ServletSessions sessions = new ServletSessions(maxSessionsPerPrincipal, maxSessions, sessionIdleTimeout);
         CatalogDispatch catalogDispatch = catalogDispatch();
-        McpAsyncServer server = server(McpServer.async(transport), bridge, mapper, catalogDispatch);
+        // the SDK's server gets the transport through a channel that keeps its sessions, so tasks can ask users
+        ServletTaskChannel channel = new ServletTaskChannel(transport, sessions::contains, maxSessions);
+        McpAsyncServer server = server(McpServer.async(channel), bridge, mapper, catalogDispatch);
         bridge.attach(server);
         if (catalogDispatch != null) {
             catalogDispatch.attach(server, new CatalogDispatch.Sink() {
@@ -155,7 +157,7 @@ public final class McpServletBuilder extends McpServerBuilder<McpServletBuilder>
             });
         }
         ServletGuard guard = new ServletGuard(transport, authenticator, mapper, sessions, allowedOrigins, allowedHosts,
-                maxBodyBytes, catalogDispatch, taskDispatch(bridge, mapper, null));
+                maxBodyBytes, catalogDispatch, taskDispatch(bridge, mapper, channel));
         LOG.info("MCP servlet endpoint {} built (SDK servlet transport, permission mode {})", endpoint, permissionMode);
         return new McpServletEndpoint(server, bridge, guard, sessions, endpoint, catalogDispatch);
     }

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * <p>A proposal is applied with its token, which the client never sees for a task: the instance that
  * made the task holds it in memory until it is used or expires (never stored). So the user is asked by
  * that instance; on another instance, or after a restart, an operator decides. A run's step needs no
- * token: the run's principal may approve it.
+ * token: the run's principal may approve it. Each transport asks through its {@link Channel}: the
+ * session's GET stream over Streamable HTTP (standalone, {@link HttpTransport}; servlet,
+ * {@link ServletTaskChannel}), the one session on stdio ({@link StdioSerialSends}).
  */
 final class TaskConsent {
 
