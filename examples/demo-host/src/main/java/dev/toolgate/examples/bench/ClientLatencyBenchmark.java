@@ -117,7 +117,8 @@ public final class ClientLatencyBenchmark {
 
     private final Options options;
     private final Path work = Path.of("target", "client-bench").toAbsolutePath();
-    private final String classpath = System.getProperty("java.class.path");
+    /** The children's classpath: this process's own, also under {@code exec:java} (see {@link McpSoakCheck#classpath}). */
+    private final String classpath = childClasspath();
     /** The server's {@code java}. */
     private final String java;
 
@@ -449,5 +450,13 @@ public final class ClientLatencyBenchmark {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    }
+
+    private static String childClasspath() {
+        try {
+            return McpSoakCheck.classpath();
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException("this process's classpath cannot be read: " + e.getMessage(), e);
+        }
     }
 }

@@ -623,10 +623,11 @@ public final class McpSoakCheck {
     }
 
     /**
-     * This process's classpath for the child: the class loader's URLs when run under Maven's
-     * {@code exec:java} (whose {@code java.class.path} is Maven's own), else {@code java.class.path}.
+     * This process's classpath for a child process: the class loader's URLs when run under Maven's
+     * {@code exec:java} (whose {@code java.class.path} is Maven's own), else {@code java.class.path}. The
+     * other benchmarks that start servers use it too.
      */
-    private static String classpath() throws URISyntaxException {
+    static String classpath() throws URISyntaxException {
         if (McpSoakCheck.class.getClassLoader() instanceof URLClassLoader loader && loader.getURLs().length > 0) {
             List<String> paths = new ArrayList<>();
             for (URL url : loader.getURLs()) {
