@@ -125,10 +125,10 @@ final class CatalogDispatch {
 
     /** The response to one request of {@code principal} in session {@code sessionId}; never throws. */
     McpSchema.JSONRPCResponse answer(Principal principal, String sessionId, McpSchema.JSONRPCRequest request) {
-        try {
+        return JsonRpc.respond(request, () -> {
             Map<String, Object> params = params(request.params());
             subscriptions.refresh(sessionId, principal);
-            Object result = switch (request.method()) {
+            return switch (request.method()) {
                 case McpSchema.METHOD_RESOURCES_LIST -> answers.listResources(principal);
                 case McpSchema.METHOD_RESOURCES_TEMPLATES_LIST -> answers.listTemplates(principal);
                 case McpSchema.METHOD_RESOURCES_READ -> answers.read(principal, params);
@@ -144,14 +144,7 @@ final class CatalogDispatch {
                 case McpSchema.METHOD_COMPLETION_COMPLETE -> answers.complete(principal, params);
                 default -> throw McpError.builder(JsonRpc.METHOD_NOT_FOUND).message("Method not found: " + request.method()).build();
             };
-            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), result, null);
-        } catch (McpError e) {
-            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null, e.getJsonRpcError());
-        } catch (RuntimeException | Error e) {
-            LOG.error("MCP {} failed", request.method(), LOGGED.redactThrowable(e));
-            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null,
-                    new McpSchema.JSONRPCResponse.JSONRPCError(JsonRpc.INTERNAL_ERROR, "Internal error", null));
-        }
+        });
     }
 
     @SuppressWarnings("unchecked")

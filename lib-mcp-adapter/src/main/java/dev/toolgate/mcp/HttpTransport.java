@@ -122,9 +122,7 @@ final class HttpTransport implements McpStreamableServerTransportProvider, Catal
         if (session == null || !session.elicits || session.listening == null) {
             return Optional.empty();
         }
-        return Optional.ofNullable(session.mcp.sendRequest(McpSchema.METHOD_ELICITATION_CREATE, request,
-                new io.modelcontextprotocol.json.TypeRef<McpSchema.ElicitResult>() {
-                }).block(timeout));
+        return TaskConsent.elicit(session.mcp, request, timeout);
     }
 
     /** Answers the task requests with {@code dispatch} (before {@link #start}); null: none. */

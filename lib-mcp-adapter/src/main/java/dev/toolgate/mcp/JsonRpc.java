@@ -1,6 +1,8 @@
 package dev.toolgate.mcp;
 
 import dev.toolgate.json.Json;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
@@ -144,6 +146,23 @@ final class JsonRpc {
             return dev.toolgate.json.Json.parse(initializeText).path("params").path("capabilities").path(name).isObject();
         } catch (RuntimeException e) {
             return false;
+        }
+    }
+
+    /**
+     * The response to a request answered in front of the SDK: {@code body}'s result, an {@link McpError}
+     * as its JSON-RPC error, anything else logged (redacted) and answered -32603; never throws.
+     */
+    static McpSchema.JSONRPCResponse respond(McpSchema.JSONRPCRequest request, java.util.function.Supplier<Object> body) {
+        try {
+            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), body.get(), null);
+        } catch (McpError e) {
+            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null, e.getJsonRpcError());
+        } catch (RuntimeException | Error e) {
+            org.slf4j.LoggerFactory.getLogger(ToolgateMcpServer.class).error("MCP {} failed", request.method(),
+                    dev.toolgate.json.Redactor.defaults().redactThrowable(e));
+            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null,
+                    new McpSchema.JSONRPCResponse.JSONRPCError(INTERNAL_ERROR, "Internal error", null));
         }
     }
 }

@@ -61,13 +61,7 @@ final class McpTasks {
         this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
         this.operatorConsents = operatorConsents;
         this.wireNames = wireNames;
-        Executions found;
-        try {
-            found = toolgate.executions();
-        } catch (UnsupportedOperationException e) {
-            found = null;
-        }
-        this.executions = found;
+        this.executions = RunTools.executionsOf(toolgate);
     }
 
     /** What a task id names, once its owner is checked. */

@@ -48,14 +48,17 @@ final class RunTools {
     RunTools(Toolgate toolgate, ClientConsent consent) {
         this.toolgate = toolgate;
         this.consent = consent;
-        Executions found;
-        try {
-            found = toolgate.executions();
-        } catch (UnsupportedOperationException e) {
-            found = null;
-        }
-        this.executions = found;
+        this.executions = executionsOf(toolgate);
         this.decisions = found == null ? null : new RunDecisions(toolgate, found, this::result);
+    }
+
+    /** The gate's durable executions, or null when its store keeps none. */
+    static Executions executionsOf(Toolgate toolgate) {
+        try {
+            return toolgate.executions();
+        } catch (UnsupportedOperationException e) {
+            return null;
+        }
     }
 
     /** The program tools and the decision tools, or none when no program is registered. */

@@ -1,6 +1,5 @@
 package dev.toolgate.mcp;
 
-import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
@@ -59,9 +58,7 @@ final class ServletTaskChannel implements McpStreamableServerTransportProvider, 
         if (kept == null || !kept.elicits() || !kept.session().hasListeningStream() || !alive.test(sessionId)) {
             return Optional.empty();
         }
-        return Optional.ofNullable(kept.session().sendRequest(McpSchema.METHOD_ELICITATION_CREATE, request,
-                new TypeRef<McpSchema.ElicitResult>() {
-                }).block(timeout));
+        return TaskConsent.elicit(kept.session(), request, timeout);
     }
 
     /** Sessions kept now (for tests). */

@@ -50,9 +50,7 @@ final class StdioSerialSends implements McpServerTransportProvider, CatalogDispa
             if (target == null || closed || !input.clientElicits()) {
                 return java.util.Optional.empty();
             }
-            return java.util.Optional.ofNullable(target.sendRequest(McpSchema.METHOD_ELICITATION_CREATE, request,
-                    new TypeRef<McpSchema.ElicitResult>() {
-                    }).block(timeout));
+            return TaskConsent.elicit(target, request, timeout);
         };
     }
 

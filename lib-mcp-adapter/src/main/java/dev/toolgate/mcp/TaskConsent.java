@@ -41,6 +41,14 @@ final class TaskConsent {
         Optional<McpSchema.ElicitResult> elicit(String sessionId, Map<String, Object> request, Duration timeout);
     }
 
+    /** Sends an {@code elicitation/create} request through the SDK's session and waits for the answer. */
+    static Optional<McpSchema.ElicitResult> elicit(io.modelcontextprotocol.spec.McpSession session, Map<String, Object> request,
+                                                   Duration timeout) {
+        return Optional.ofNullable(session.sendRequest(McpSchema.METHOD_ELICITATION_CREATE, request,
+                new io.modelcontextprotocol.json.TypeRef<McpSchema.ElicitResult>() {
+                }).block(timeout));
+    }
+
     private record Held(String token, Instant expiresAt) {
     }
 

@@ -22,8 +22,6 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -47,8 +45,6 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class TaskDispatch {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ToolgateMcpServer.class);
-    private static final dev.toolgate.json.Redactor LOGGED = dev.toolgate.json.Redactor.defaults();
     private static final String IMMEDIATE = "io.modelcontextprotocol/model-immediate-response";
 
     static final String TASKS_GET = "tasks/get";
@@ -92,9 +88,9 @@ final class TaskDispatch {
 
     /** The response to one request of {@code principal} in session {@code sessionId}; never throws. */
     McpSchema.JSONRPCResponse answer(Principal principal, String sessionId, McpSchema.JSONRPCRequest request) {
-        try {
+        return JsonRpc.respond(request, () -> {
             Map<String, Object> params = params(request.params());
-            Object result = switch (request.method()) {
+            return switch (request.method()) {
                 case McpSchema.METHOD_TOOLS_CALL -> create(principal, sessionId, params);
                 case TASKS_GET -> tasks.view(find(principal, params)).toMap();
                 case TASKS_LIST -> list(principal, params);
@@ -102,14 +98,7 @@ final class TaskDispatch {
                 case TASKS_RESULT -> results.await(principal, sessionId, find(principal, params));
                 default -> throw McpError.builder(JsonRpc.METHOD_NOT_FOUND).message("Method not found: " + request.method()).build();
             };
-            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), result, null);
-        } catch (McpError e) {
-            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null, e.getJsonRpcError());
-        } catch (RuntimeException | Error e) {
-            LOG.error("MCP {} failed", request.method(), LOGGED.redactThrowable(e));
-            return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(), null,
-                    new McpSchema.JSONRPCResponse.JSONRPCError(JsonRpc.INTERNAL_ERROR, "Internal error", null));
-        }
+        });
     }
 
     // ------------------------------------------------------------------------------------ tools/call as a task

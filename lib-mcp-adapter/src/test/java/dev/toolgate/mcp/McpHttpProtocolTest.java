@@ -422,8 +422,16 @@ class McpHttpProtocolTest {
         assertThat(stream.statusCode()).isEqualTo(200);
         assertThat(stream.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/event-stream"));
 
-        gate.registry().register(dev.toolgate.tool.ToolProvider.of("extra", dev.toolgate.tool.Tool.builder("ping", dev.toolgate.tool.NoInput.class)
-                .description("Ping.").effect(dev.toolgate.tool.Effect.READ).execute((in, ctx) -> "pong").build()));
+        // a tool registered now, and another every half second until the stream delivers: the 200 of the
+        // GET can reach the client a moment before the server's transport has bound the stream to the
+        // session (seen once with the SDK 2.2.0 servlet transport under a loaded CI machine), and a
+        // list_changed sent in that moment is not replayed; one sent after it must arrive
+        java.util.concurrent.ScheduledExecutorService registering = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.atomic.AtomicInteger extra = new java.util.concurrent.atomic.AtomicInteger();
+        registering.scheduleWithFixedDelay(() -> gate.registry().register(dev.toolgate.tool.ToolProvider.of("extra" + extra.incrementAndGet(),
+                dev.toolgate.tool.Tool.builder("ping", dev.toolgate.tool.NoInput.class).description("Ping.")
+                        .effect(dev.toolgate.tool.Effect.READ).execute((in, ctx) -> "pong").build())),
+                0, 500, java.util.concurrent.TimeUnit.MILLISECONDS);
         try (BufferedReader events = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
             String line;
             String data = null;
@@ -435,6 +443,8 @@ class McpHttpProtocolTest {
             }
             assertThat(data).isNotNull();
             assertThat(Json.parse(data).path("method").asString()).isEqualTo("notifications/tools/list_changed");
+        } finally {
+            registering.shutdownNow();
         }
     }
 
