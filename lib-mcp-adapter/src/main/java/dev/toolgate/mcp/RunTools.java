@@ -49,7 +49,7 @@ final class RunTools {
         this.toolgate = toolgate;
         this.consent = consent;
         this.executions = executionsOf(toolgate);
-        this.decisions = found == null ? null : new RunDecisions(toolgate, found, this::result);
+        this.decisions = executions == null ? null : new RunDecisions(toolgate, executions, this::result);
     }
 
     /** The gate's durable executions, or null when its store keeps none. */
