@@ -126,7 +126,7 @@ final class CatalogDispatch {
     /** The response to one request of {@code principal} in session {@code sessionId}; never throws. */
     McpSchema.JSONRPCResponse answer(Principal principal, String sessionId, McpSchema.JSONRPCRequest request) {
         return JsonRpc.respond(request, () -> {
-            Map<String, Object> params = params(request.params());
+            Map<String, Object> params = JsonRpc.params(request.params());
             subscriptions.refresh(sessionId, principal);
             return switch (request.method()) {
                 case McpSchema.METHOD_RESOURCES_LIST -> answers.listResources(principal);
@@ -145,17 +145,6 @@ final class CatalogDispatch {
                 default -> throw McpError.builder(JsonRpc.METHOD_NOT_FOUND).message("Method not found: " + request.method()).build();
             };
         });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> params(Object params) {
-        if (params == null) {
-            return Map.of();
-        }
-        if (params instanceof Map<?, ?> map) {
-            return (Map<String, Object>) map;
-        }
-        throw CatalogAnswers.invalid("params must be an object");
     }
 
     /** Queues {@code notifications/resources/updated} for each subscriber that may still see {@code uri}. */

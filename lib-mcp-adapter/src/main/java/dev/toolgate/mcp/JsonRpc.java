@@ -165,4 +165,16 @@ final class JsonRpc {
                     new McpSchema.JSONRPCResponse.JSONRPCError(INTERNAL_ERROR, "Internal error", null));
         }
     }
+
+    /** A request's params as a map ({@code {}} when absent); -32602 when they are not an object. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> params(Object params) {
+        if (params == null) {
+            return Map.of();
+        }
+        if (params instanceof Map<?, ?> map) {
+            return (Map<String, Object>) map;
+        }
+        throw McpError.builder(INVALID_PARAMS).message("Invalid params: params must be an object").build();
+    }
 }

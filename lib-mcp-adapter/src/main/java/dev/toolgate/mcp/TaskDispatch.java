@@ -89,7 +89,7 @@ final class TaskDispatch {
     /** The response to one request of {@code principal} in session {@code sessionId}; never throws. */
     McpSchema.JSONRPCResponse answer(Principal principal, String sessionId, McpSchema.JSONRPCRequest request) {
         return JsonRpc.respond(request, () -> {
-            Map<String, Object> params = params(request.params());
+            Map<String, Object> params = JsonRpc.params(request.params());
             return switch (request.method()) {
                 case McpSchema.METHOD_TOOLS_CALL -> create(principal, sessionId, params);
                 case TASKS_GET -> tasks.view(find(principal, params)).toMap();
@@ -249,17 +249,6 @@ final class TaskDispatch {
 
     private static McpError invalid(String message) {
         return McpError.builder(JsonRpc.INVALID_PARAMS).message(message).build();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> params(Object params) {
-        if (params == null) {
-            return Map.of();
-        }
-        if (params instanceof Map<?, ?> map) {
-            return (Map<String, Object>) map;
-        }
-        throw invalid("params must be an object");
     }
 
     /**
