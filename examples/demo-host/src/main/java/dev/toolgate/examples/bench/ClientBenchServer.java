@@ -13,9 +13,11 @@ import java.util.Map;
  * The server {@link ClientLatencyBenchmark} measures clients against, in a process of its own: a gate
  * with the trivial tools of {@link BenchTools} on an in-memory store, without a budget, served over
  * stdio ({@code --transport stdio}, as principal {@code bench-stdio}) or Streamable HTTP on a free
- * loopback port ({@code --transport http}; it prints {@code LISTENING <endpoint>} on stdout, and
- * tokens {@code client-0-token} to {@code client-63-token} are principals of their own). Runs until
- * stdin ends (stdio) or the process is killed (HTTP).
+ * loopback port ({@code --transport http}: the standalone server on the JDK's HTTP server;
+ * {@code --transport servlet}: the servlet endpoint on an embedded Jetty 12, see {@link JettyMcpServer}).
+ * Over HTTP it prints {@code LISTENING <endpoint>} on stdout, and tokens {@code client-0-token} to
+ * {@code client-63-token} are principals of their own. Runs until stdin ends (stdio) or the process is
+ * killed (HTTP).
  */
 public final class ClientBenchServer {
 
@@ -37,6 +39,13 @@ public final class ClientBenchServer {
         Map<String, Principal> tokens = new LinkedHashMap<>();
         for (int i = 0; i < HTTP_PRINCIPALS; i++) {
             tokens.put(token(i), Principal.user("bench-client-" + i, BenchTools.RULE));
+        }
+        if (transport.equals("servlet")) {
+            JettyMcpServer.Served served = JettyMcpServer.start("servlet", gate, McpAuthenticator.fixed(tokens), 64);
+            System.out.println("LISTENING " + served.endpoint());
+            System.out.flush();
+            Thread.currentThread().join(); // until the process is killed
+            return;
         }
         ToolgateMcpServer server = ToolgateMcpServer.http(gate, McpAuthenticator.fixed(tokens)).port(0)
                 .maxSessionsPerPrincipal(64).start();

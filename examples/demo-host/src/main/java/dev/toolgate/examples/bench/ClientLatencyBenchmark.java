@@ -59,7 +59,9 @@ import java.util.stream.Collectors;
  * (default all; the TypeScript rows need {@code node} and {@code npm}), {@code --node PATH} (default
  * {@code node}), {@code --server-jvm "-Xmx512m"} (the server process's JVM options, split at spaces;
  * add {@code -XX:StartFlightRecording=...} to profile it), {@code --server-java PATH} (default this JVM's
- * {@code java}; a newer JDK's server writes a small response's headers and body in one write, JDK 17's in two).
+ * {@code java}; a newer JDK's server writes a small response's headers and body in one write, JDK 17's in two),
+ * {@code --http-server jdk|servlet} (default {@code jdk}, the standalone server; {@code servlet}: the servlet
+ * endpoint on an embedded Jetty 12).
  */
 public final class ClientLatencyBenchmark {
 
@@ -71,12 +73,12 @@ public final class ClientLatencyBenchmark {
             "ts-sdk-http", "ts-sdk-stdio");
 
     record Options(int[] clients, long serverWarmupMs, long warmupMs, int rounds, long roundMs, List<String> only, String node,
-                   List<String> serverJvm, String serverJava) {
+                   List<String> serverJvm, String serverJava, String httpServer) {
 
         static Options parse(String[] args) {
             Map<String, String> values = new LinkedHashMap<>(Map.of("--clients", "1,8", "--server-warmup-ms", "6000", "--warmup-ms", "4000",
                     "--rounds", "5", "--round-ms", "2000", "--only", String.join(",", KINDS), "--node", "node",
-                    "--server-jvm", "-Xmx512m"));
+                    "--server-jvm", "-Xmx512m", "--http-server", "jdk"));
             values.put("--server-java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
             for (int i = 0; i < args.length; i += 2) {
                 if (!values.containsKey(args[i]) || i + 1 >= args.length) {
@@ -93,7 +95,8 @@ public final class ClientLatencyBenchmark {
             return new Options(Arrays.stream(values.get("--clients").split(",")).mapToInt(Integer::parseInt).toArray(),
                     Long.parseLong(values.get("--server-warmup-ms")), Long.parseLong(values.get("--warmup-ms")), Integer.parseInt(values.get("--rounds")),
                     Long.parseLong(values.get("--round-ms")), only, values.get("--node"),
-                    Arrays.stream(values.get("--server-jvm").split(" ")).filter(s -> !s.isBlank()).toList(), values.get("--server-java"));
+                    Arrays.stream(values.get("--server-jvm").split(" ")).filter(s -> !s.isBlank()).toList(), values.get("--server-java"),
+                    JettyMcpServer.transport(values.get("--http-server")));
         }
     }
 
@@ -136,9 +139,9 @@ public final class ClientLatencyBenchmark {
     private void run() throws Exception {
         Files.createDirectories(work.resolve("logs"));
         System.out.printf(Locale.ROOT, "Client latency on Toolgate's MCP server: %s called one call after the other; per cell a fresh "
-                        + "server process (%s %s), %d ms of server warm-up, %d ms of the client's, %d rounds of %d ms; "
+                        + "server process (%s %s), HTTP on %s, %d ms of server warm-up, %d ms of the client's, %d rounds of %d ms; "
                         + "client Java %s, %d cores%nload before: %s%n",
-                TOOL, options.serverJava(), String.join(" ", options.serverJvm()), options.serverWarmupMs(), options.warmupMs(),
+                TOOL, options.serverJava(), String.join(" ", options.serverJvm()), JettyMcpServer.describe(options.httpServer()), options.serverWarmupMs(), options.warmupMs(),
                 options.rounds(), options.roundMs(), System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), load());
         Path node = options.only().stream().anyMatch(k -> k.startsWith("ts-")) ? installNodeClient() : null;
         Map<String, List<Round>> results = new LinkedHashMap<>();
@@ -149,16 +152,18 @@ public final class ClientLatencyBenchmark {
                 try {
                     List<Round> rounds = kind.startsWith("ts-") ? node(node, kind, clients) : java(kind, clients);
                     results.put(cell, rounds);
-                    print(cell, rounds);
+                    ClientLatencyReport.print(cell, rounds);
                 } catch (Exception e) {
                     System.out.printf("  %s failed: %s%n", cell, e);
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%nload after: %s%n%-20s %-22s %-22s %-22s %-11s %-11s%n", load(), "client x concurrency",
-                "calls/s min/med/max", "p50 ms min/med/max", "p99 ms min/med/max", "client CPU", "server CPU");
-        System.out.println("(CPU: median over the rounds of each process's CPU time per call, in µs)");
-        results.forEach(ClientLatencyBenchmark::row);
+        System.out.printf(Locale.ROOT, "%nload after: %s%n%-20s %-22s %-22s %-22s %-11s %-11s %-9s%n", load(), "client x concurrency",
+                "calls/s min/med/max", "p50 ms min/med/max", "p99 ms min/med/max", "client CPU", "server CPU", "CPU floor");
+        System.out.println("(CPU: median over the rounds of each process's CPU time per call, in µs; CPU floor: the p50 in ms "
+                + "that CPU alone allows on this machine's cores, see cpuFloorMillis)");
+        results.forEach(ClientLatencyReport::row);
+        ClientLatencyReport.gaps(results);
     }
 
     // ------------------------------------------------------------------------------------ Java clients
@@ -399,7 +404,7 @@ public final class ClientLatencyBenchmark {
 
     private Process startHttpServer(String name) throws IOException {
         List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(serverCommand("http"));
+        command.addAll(serverCommand(options.httpServer().equals("jdk") ? "http" : "servlet"));
         return new ProcessBuilder(command).redirectError(work.resolve("logs/" + name + ".server.log").toFile()).start();
     }
 
@@ -422,34 +427,6 @@ public final class ClientLatencyBenchmark {
         } catch (IOException e) {
             return "unknown";
         }
-    }
-
-    private static void print(String cell, List<Round> rounds) {
-        System.out.printf(Locale.ROOT, "  %s rounds (calls/s, p50 ms, p99 ms, client and server CPU µs per call): %s%n", cell,
-                rounds.stream().map(r -> String.format(Locale.ROOT, "%.0f/%.3f/%.3f/%.0f/%.0f", r.callsPerSecond(), r.p50Millis(),
-                        r.p99Millis(), r.clientCpuMicros(), r.serverCpuMicros()))
-                .collect(Collectors.joining(" ")));
-    }
-
-    private static void row(String cell, List<Round> rounds) {
-        System.out.printf(Locale.ROOT, "%-20s %-22s %-22s %-22s %-11.0f %-11.0f%n", cell,
-                spread(rounds.stream().mapToDouble(Round::callsPerSecond).toArray(), "%.0f"),
-                spread(rounds.stream().mapToDouble(Round::p50Millis).toArray(), "%.3f"),
-                spread(rounds.stream().mapToDouble(Round::p99Millis).toArray(), "%.3f"),
-                median(rounds.stream().mapToDouble(Round::clientCpuMicros).toArray()),
-                median(rounds.stream().mapToDouble(Round::serverCpuMicros).toArray()));
-    }
-
-    private static String spread(double[] values, String format) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return String.format(Locale.ROOT, format + "/" + format + "/" + format, sorted[0], median(values), sorted[sorted.length - 1]);
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 
     private static String childClasspath() {
