@@ -16,13 +16,11 @@ import dev.toolgate.gate.InboxResult;
 import dev.toolgate.gate.PendingProposal;
 import dev.toolgate.gate.Proposal;
 import dev.toolgate.gate.ProposeApplyEngine;
-import dev.toolgate.execution.ExecutionOutcome;
 import dev.toolgate.conversation.Conversations;
 import dev.toolgate.execution.Executions;
 import dev.toolgate.gate.PurgeResult;
 import dev.toolgate.gate.SourceUnavailableException;
 import dev.toolgate.gate.UnknownToolException;
-import dev.toolgate.json.Redactor;
 import dev.toolgate.source.SourceCatalog;
 import dev.toolgate.source.SourceStatus;
 import dev.toolgate.gate.Retention;
@@ -44,11 +42,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -71,10 +65,6 @@ import tools.jackson.databind.JsonNode;
  */
 public final class Toolgate implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Toolgate.class);
-    /** A store's failure can quote its URL or a row: logged redacted. */
-    private static final Redactor LOGGED = Redactor.defaults();
-
     private final ToolRegistry registry;
     private final Resolver resolver;
     private final ToolgateStore store;
@@ -88,6 +78,8 @@ public final class Toolgate implements AutoCloseable {
     private final SourceCatalog sources;
     /** What {@link #isOperator} asks the resolver about: the approver rule, named as the inbox. */
     private final Guarded approverGuard;
+    /** The inbox's decisions on pending steps of durable executions. */
+    private final StepDecisions steps;
 
     Toolgate(ToolRegistry registry, Resolver resolver, ToolgateStore store, boolean ownsStore,
              ProposeApplyEngine engine, GateSettings settings, Duration sweepInterval, Executions executions,
@@ -103,17 +95,8 @@ public final class Toolgate implements AutoCloseable {
         this.settings = settings;
         this.approverGuard = new Inbox("the approval inbox", Set.of(settings.approverRule()));
         this.maxArgumentBytes = settings.maxArgumentBytes();
-        if (sweepInterval.isZero()) {
-            this.sweeper = null;
-        } else {
-            this.sweeper = Executors.newSingleThreadScheduledExecutor(task -> {
-                Thread thread = new Thread(task, "toolgate-sweeper");
-                thread.setDaemon(true);
-                return thread;
-            });
-            long millis = sweepInterval.toMillis();
-            sweeper.scheduleWithFixedDelay(this::sweepQuietly, millis, millis, TimeUnit.MILLISECONDS);
-        }
+        this.steps = new StepDecisions(store, engine, executions);
+        this.sweeper = SweepSchedule.start(sweepInterval, this::sweep);
     }
 
     /** What the operator's actions are guarded by: the approver rule. */
@@ -279,17 +262,9 @@ public final class Toolgate implements AutoCloseable {
      * as {@link InboxResult.Resumed}; "approve always" also stores ALLOW for the tool first.
      */
     public InboxResult approve(CallContext approver, String callId, Approval approval) {
-        Optional<CallRecord> step = stepProposal(approver, callId);
-        if (step.isEmpty()) {
-            return engine.approve(approver, callId, approval);
-        }
-        CallRecord record = step.get();
-        if (approval.always()) {
-            CallContext scoped = approver.withTenant(record.tenantId()).withAutomation(record.automationId());
-            engine.setMode(scoped, approval.scope(), record.toolName(), Mode.ALLOW);
-        }
-        ExecutionOutcome outcome = executions().approve(approver, record.executionId(), record.stepSeq());
-        return new InboxResult.Resumed(callId, record.executionId(), outcome.status());
+        Optional<CallRecord> step = steps.stepProposal(approver, callId);
+        return step.isEmpty() ? engine.approve(approver, callId, approval)
+                : steps.approve(approver, callId, step.get(), approval);
     }
 
     /**
@@ -297,8 +272,8 @@ public final class Toolgate implements AutoCloseable {
      * pending step of a durable execution ends its run ({@link Executions#reject}).
      */
     public InboxResult reject(CallContext approver, String callId, String reason) {
-        Optional<CallRecord> step = stepProposal(approver, callId);
-        return step.isEmpty() ? engine.reject(approver, callId, reason) : rejectStep(approver, step.get(), reason);
+        Optional<CallRecord> step = steps.stepProposal(approver, callId);
+        return step.isEmpty() ? engine.reject(approver, callId, reason) : steps.reject(approver, step.get(), reason);
     }
 
     /**
@@ -308,24 +283,8 @@ public final class Toolgate implements AutoCloseable {
      * rejects the step, which ends the run (earlier steps stay applied: rolling back undoes them).
      */
     public InboxResult withdraw(CallContext proposer, String callId, String reason) {
-        Optional<CallRecord> step = stepProposal(proposer, callId);
-        return step.isEmpty() ? engine.withdraw(proposer, callId, reason) : rejectStep(proposer, step.get(), reason);
-    }
-
-    private InboxResult rejectStep(CallContext actor, CallRecord step, String reason) {
-        if (executions().reject(actor, step.executionId(), step.stepSeq(), reason)) {
-            return new InboxResult.Rejected(step.id(), reason);
-        }
-        return new InboxResult.NotPending(step.id(), findCall(step.id()).map(CallRecord::status).orElse(step.status()));
-    }
-
-    /** The proposal {@code callId} if it is a step of a durable execution in the approver's tenant. */
-    private Optional<CallRecord> stepProposal(CallContext approver, String callId) {
-        if (executions == null || callId == null) {
-            return Optional.empty();
-        }
-        return store.calls().find(callId)
-                .filter(r -> r.executionId() != null && Objects.equals(r.tenantId(), approver.tenantId()));
+        Optional<CallRecord> step = steps.stepProposal(proposer, callId);
+        return step.isEmpty() ? engine.withdraw(proposer, callId, reason) : steps.reject(proposer, step.get(), reason);
     }
 
     // ---------------------------------------------------------------------------------------- executions
@@ -481,15 +440,6 @@ public final class Toolgate implements AutoCloseable {
         engine.close();
         if (ownsStore) {
             store.close();
-        }
-    }
-
-    private void sweepQuietly() {
-        try {
-            sweep();
-        } catch (Throwable e) { // an escaping throwable would cancel every later sweep
-            LOG.warn("The sweep failed; it runs again in the next interval (apply still rejects expired tokens)",
-                    LOGGED.redactThrowable(e));
         }
     }
 

@@ -15,7 +15,6 @@ import dev.toolgate.gate.Retention;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.Redactor;
 import dev.toolgate.spi.InMemoryStore;
-import dev.toolgate.spi.StoreProvider;
 import dev.toolgate.spi.StoreSettings;
 import dev.toolgate.spi.ToolgateStore;
 import dev.toolgate.tool.Tool;
@@ -26,7 +25,6 @@ import dev.toolgate.source.ToolSource;
 import dev.toolgate.tool.ToolRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,8 +43,6 @@ import tools.jackson.databind.json.JsonMapper;
 public final class ToolgateBuilder {
 
     private static final Logger LOG = LoggerFactory.getLogger(Toolgate.class);
-    /** Throwables from host code are logged redacted (a secret in a message or a URL stays out of the log). */
-    private static final Redactor LOGGED = Redactor.defaults();
 
     private ToolRegistry registry;
     private Resolver resolver;
@@ -399,27 +395,12 @@ public final class ToolgateBuilder {
             allNotifiers.addAll(discovery.all(ApprovalNotifier.class));
         }
         boolean ownsStore = store == null;
-        ToolgateStore opened = store != null ? store : openStore(discovery);
+        ToolgateStore opened = store != null ? store : BuilderParts.openStore(discovery, discoverComponents, storeSettings);
         ToolgateStore storage = PolicyCache.around(opened, policyCacheTtl);
         SourceCatalog catalog = null;
         try {
-            catalog = SourceCatalog.start(allSources, vault, tools, sourceSettings, listing -> {
-                for (ToolCallListener listener : allListeners) {
-                    try {
-                        listener.onSourceListed(listing);
-                    } catch (RuntimeException e) {
-                        LOG.warn("Listener {} failed on the listing of {}", listener, listing.sourceId(), LOGGED.redactThrowable(e));
-                    }
-                }
-            }, drift -> {
-                for (ToolCallListener listener : allListeners) {
-                    try {
-                        listener.onToolDrifted(drift);
-                    } catch (RuntimeException e) {
-                        LOG.warn("Listener {} failed on the drift of {}", listener, drift.toolName(), LOGGED.redactThrowable(e));
-                    }
-                }
-            });
+            catalog = SourceCatalog.start(allSources, vault, tools, sourceSettings,
+                    listing -> BuilderParts.listed(allListeners, listing), drift -> BuilderParts.drifted(allListeners, drift));
             EngineContext context = new EngineContext(tools, access, limits, storage, settings, allListeners, mapper,
                     allNotifiers, noticeQueueCapacity);
             ProposeApplyEngine.Factory factory = engineFactory != null ? engineFactory
@@ -446,22 +427,9 @@ public final class ToolgateBuilder {
     /** The durable executions runtime, or null when the store keeps no runs and no program is registered. */
     private Executions executions(Discovery discovery, ProposeApplyEngine engine, ToolgateStore storage, ToolRegistry tools,
                                   Resolver access, GateSettings settings) {
-        Map<String, Program> all = new LinkedHashMap<>();
         List<ProgramProvider> found = new ArrayList<>(discoverTools ? discovery.all(ProgramProvider.class) : List.of());
         found.addAll(programProviders);
-        for (ProgramProvider provider : found) {
-            provider.programs().forEach((name, program) -> {
-                if (all.putIfAbsent(name, program) != null) {
-                    throw new IllegalStateException("program " + name + " is registered twice (again by "
-                            + provider.getClass().getName() + ")");
-                }
-            });
-        }
-        programs.forEach((name, program) -> {
-            if (all.putIfAbsent(name, program) != null) {
-                throw new IllegalStateException("program " + name + " is registered twice");
-            }
-        });
+        Map<String, Program> all = BuilderParts.programs(found, programs);
         try {
             storage.executions();
         } catch (UnsupportedOperationException e) {
@@ -477,24 +445,5 @@ public final class ToolgateBuilder {
 
     private <T> Optional<T> discovered(Discovery discovery, Class<T> type) {
         return discoverComponents ? discovery.single(type) : Optional.empty();
-    }
-
-    private ToolgateStore openStore(Discovery discovery) {
-        if (!discoverComponents) {
-            return InMemoryStore.builder().settings(StoreSettings.of(storeSettings)).build();
-        }
-        List<StoreProvider> found = discovery.all(StoreProvider.class);
-        if (found.isEmpty()) {
-            InMemoryStore store = InMemoryStore.builder().settings(StoreSettings.of(storeSettings)).build();
-            LOG.info("No store provider on the classpath: using an in-memory store (single process only, for trying"
-                    + " things out; keeps the newest {} finished calls)", store.maxFinishedCalls());
-            return store;
-        }
-        found.sort(Comparator.comparingInt(StoreProvider::priority).reversed());
-        if (found.size() > 1 && found.get(0).priority() == found.get(1).priority()) {
-            throw new IllegalStateException("Store providers " + found.get(0).name() + " and " + found.get(1).name()
-                    + " have the same priority; pass a store to Toolgate.builder() explicitly");
-        }
-        return found.get(0).open(StoreSettings.of(storeSettings));
     }
 }

@@ -60,7 +60,7 @@ public final class Executions {
     private static final Logger LOG = LoggerFactory.getLogger(Executions.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
     private static final int MAX_LISTED = 1_000;
-    private static final int SWEEP_BATCH = 100;
+    static final int SWEEP_BATCH = 100;
     private static final Set<ExecutionStatus> PAUSED = EnumSet.of(ExecutionStatus.PAUSED);
     private static final Set<ExecutionStatus> ROLLBACKABLE = EnumSet.of(ExecutionStatus.PAUSED, ExecutionStatus.COMPLETED,
             ExecutionStatus.FAILED, ExecutionStatus.REJECTED, ExecutionStatus.EXPIRED, ExecutionStatus.INTERRUPTED,
@@ -375,64 +375,7 @@ public final class Executions {
      * @return how many runs this sweep settled or took over
      */
     public int sweep() {
-        int settled = 0;
-        for (ExecutionRecord run : wiring.runs().pausedOnClosedSteps(SWEEP_BATCH)) {
-            CallRecord step = wiring.calls().find(run.pendingCallId()).orElse(null);
-            ExecutionStatus to;
-            String why;
-            if (step == null || step.status() == CallStatus.EXPIRED || step.status() == CallStatus.PROPOSED) {
-                to = ExecutionStatus.EXPIRED;
-                why = "step " + run.pendingSeq() + " expired before anyone decided";
-            } else if (step.status() == CallStatus.REJECTED || step.status() == CallStatus.SUPERSEDED) {
-                to = ExecutionStatus.REJECTED;
-                why = "step " + run.pendingSeq() + " was rejected";
-            } else if (step.status() == CallStatus.STALE) {
-                to = ExecutionStatus.FAILED;
-                why = "step " + run.pendingSeq() + " is stale: the state it was proposed from changed; nothing ran";
-            } else if (step.status() == CallStatus.APPLYING) {
-                continue; // an approval is applying it; its runner moves the run on, or it becomes in doubt
-            } else {
-                to = ExecutionStatus.INTERRUPTED;
-                why = "step " + run.pendingSeq() + " was applied but its run never went on; it is not re-run";
-            }
-            if (wiring.runs().close(run.id(), PAUSED, to, why)) {
-                settled++;
-            }
-        }
-        Duration keep = wiring.settings().retention().finishedCalls();
-        if (keep != null) {
-            int purged = wiring.runs().purge(wiring.calls().now().minus(keep), SWEEP_BATCH);
-            if (purged > 0) {
-                LOG.debug("Purged {} finished execution(s)", purged);
-            }
-        }
-        Instant quietSince = wiring.calls().now().minus(quietPeriod());
-        for (ExecutionRecord run : wiring.runs().stalled(quietSince, SWEEP_BATCH)) {
-            if (!wiring.programs().containsKey(run.program())) {
-                LOG.warn("Execution {} stalled, but program {} is not registered on this instance; an instance that has"
-                        + " it must take it over", run.id(), run.program());
-                continue;
-            }
-            Optional<ExecutionRecord> taken = wiring.runs().takeOver(run.id(), run.attempt());
-            if (taken.isEmpty()) {
-                continue;
-            }
-            LOG.info("Execution {} of {} stalled at attempt {}; taking it over", run.id(), run.program(), run.attempt());
-            try {
-                Optional<Principal> principal = lookup(taken.get());
-                if (principal.isEmpty()) {
-                    wiring.runs().finish(run.id(), taken.get().attempt(), ExecutionStatus.FAILED, null,
-                            "the run's principal " + run.principal() + " no longer exists", List.of());
-                } else {
-                    new Attempt(wiring, taken.get(), principal.get(), null, null, null).execute(); // nobody waits on a takeover
-                }
-                settled++;
-            } catch (RuntimeException e) {
-                LOG.warn("Taking over execution {} failed; a later sweep tries again", run.id(),
-                        wiring.settings().redactor().redactThrowable(e));
-            }
-        }
-        return settled;
+        return ExecutionSweep.sweep(wiring, this::lookup);
     }
 
     /**
@@ -453,14 +396,7 @@ public final class Executions {
 
     /** How long a running run may show no activity before it counts as stalled. */
     Duration quietPeriod() {
-        Duration longest = wiring.settings().executionTimeout();
-        for (RegisteredTool tool : wiring.registry().tools()) {
-            Duration own = tool.timeout().orElse(longest);
-            if (own.compareTo(longest) > 0) {
-                longest = own;
-            }
-        }
-        return longest.plus(Duration.ofSeconds(30));
+        return ExecutionSweep.quietPeriod(wiring);
     }
 
     // ------------------------------------------------------------------------------------------ shared

@@ -1,29 +1,17 @@
 package dev.toolgate.json;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Deque;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ContainerNode;
 import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Removes secrets from JSON trees and free text before they are logged, audited or shown: by the key or
@@ -133,40 +121,7 @@ public final class Redactor {
 
     private static final Redactor DEFAULTS = ofKeys(DEFAULT_TERMS);
 
-    /** Keys whose whole value, to the end of the line in text, is a credential: HTTP headers. */
-    private static final List<String> HEADER_TERMS = List.of("authorization", "cookie", "cookies");
-
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-
-    /** Reads JSON inside strings; refuses duplicate keys, which a tree would silently drop. */
-    private static final JsonMapper EMBEDDED_JSON =
-            Json.mapper().rebuild().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
-
-    /** How many levels of JSON in a string in JSON are parsed; deeper ones are redacted as text. */
-    private static final int MAX_EMBEDDED_LEVELS = 8;
-
-    /** A character of a key in text: a letter, digit, mark, invisible format character, {@code _ . -}. */
-    private static final String KEY_CHAR = "[\\p{L}\\p{N}\\p{M}\\p{Cf}_.-]";
-
-    /**
-     * A key followed by {@code =} or {@code :}, optionally quoted or JSON-escaped-quoted:
-     * {@code password=}, {@code X-Api-Key: }, {@code "token" : }, {@code \"token\":}. The key starts at a
-     * word boundary and is matched possessively so that scanning stays linear.
-     */
-    private static final Pattern KEY_AND_SEPARATOR =
-            Pattern.compile("(?<!" + KEY_CHAR + ")(" + KEY_CHAR + "++)(?:\\\\*+[\"'])?[ \\t]*+[:=][ \\t]*+");
-
-    /** An HTTP authorization scheme in front of a credential, kept when the credential is redacted. */
-    private static final Pattern AUTH_SCHEME = Pattern.compile("(?i:bearer|basic)[ \\t]++");
-
-    /** How many words before a key in text are read with it, as in {@code invalid api key: abc}. */
-    private static final int PHRASE_WORDS = 3;
-
-    /** How many characters before a key in text are read for a phrase. */
-    private static final int PHRASE_CHARS = 64;
-
-    /** Characters that end an unquoted value in free text. */
-    private static final String VALUE_TERMINATORS = ",;&\"'<>()[]{}";
 
     /** The terms as shown, sorted. */
     private final Set<String> terms;
@@ -174,24 +129,13 @@ public final class Redactor {
     /** The terms as compared: letters and digits only, lowercase. */
     private final List<String> matchTerms;
 
-    /**
-     * What short keys of trees became, remembered: tools answer with the same keys call after call, and
-     * a key's verdict depends on nothing else. At most {@value #MAX_REMEMBERED_KEYS} keys of at most
-     * {@value #MAX_REMEMBERED_KEY_CHARS} characters; others are judged every time, as are all keys
-     * once it is full. A verdict reached by failing closed is never remembered.
-     */
-    private final Map<String, KeyVerdict> keyVerdicts = new ConcurrentHashMap<>();
-    private static final int MAX_REMEMBERED_KEYS = 1024;
-    private static final int MAX_REMEMBERED_KEY_CHARS = 64;
-
-    /** A key of a tree as shown after redaction, and whether its value is hidden whatever it is. */
-    private record KeyVerdict(String safeKey, boolean sensitive) {
-        static final KeyVerdict FAILED = new KeyVerdict(REDACTED, true);
-    }
+    /** Walks trees; remembers what their short keys became. */
+    private final TreeRedaction trees;
 
     private Redactor(Set<String> terms, List<String> matchTerms) {
         this.terms = terms;
         this.matchTerms = matchTerms;
+        this.trees = new TreeRedaction(this, matchTerms);
     }
 
     /**
@@ -301,7 +245,7 @@ public final class Redactor {
     public JsonNode redact(JsonNode node) {
         Objects.requireNonNull(node, "node");
         try {
-            return redactTree(node, 0);
+            return trees.redactTree(node, 0);
         } catch (RuntimeException | StackOverflowError e) {
             return NODES.stringNode(REDACTED);
         }
@@ -364,160 +308,15 @@ public final class Redactor {
         return "Redactor" + terms;
     }
 
-    // ---------------------------------------------------------------------------------------- trees
-
-    /** A container of the input and its copy, waiting to be filled. */
-    private record Pending(JsonNode source, ContainerNode<?> copy) {
-    }
-
-    /** Walks the tree with an explicit stack, so that no depth can overflow the call stack. */
-    private JsonNode redactTree(JsonNode root, int embeddedLevel) {
-        if (!root.isContainer()) {
-            return redactLeaf(root, embeddedLevel);
-        }
-        Deque<Pending> pending = new ArrayDeque<>();
-        ContainerNode<?> rootCopy = emptyLike(root);
-        pending.push(new Pending(root, rootCopy));
-        while (!pending.isEmpty()) {
-            Pending next = pending.pop();
-            if (next.source().isObject()) {
-                ObjectNode copy = (ObjectNode) next.copy();
-                Map<String, Integer> renamed = null;
-                for (Map.Entry<String, JsonNode> member : next.source().properties()) {
-                    String key = member.getKey();
-                    KeyVerdict verdict = verdict(key);
-                    String safeKey = verdict.safeKey();
-                    if (!safeKey.equals(key) || copy.has(safeKey)) {
-                        renamed = renamed == null ? new HashMap<>() : renamed;
-                        safeKey = unique(copy, safeKey, renamed);
-                    }
-                    JsonNode value = member.getValue();
-                    if (verdict.sensitive()) {
-                        copy.put(safeKey, REDACTED);
-                    } else if (value.isContainer()) {
-                        ContainerNode<?> child = emptyLike(value);
-                        copy.set(safeKey, child);
-                        pending.push(new Pending(value, child));
-                    } else {
-                        copy.set(safeKey, redactLeaf(value, embeddedLevel));
-                    }
-                }
-            } else {
-                ArrayNode copy = (ArrayNode) next.copy();
-                boolean insidePrivateBlock = false;
-                for (JsonNode element : next.source()) {
-                    if (element.isContainer()) {
-                        ContainerNode<?> child = emptyLike(element);
-                        copy.add(child);
-                        pending.push(new Pending(element, child));
-                    } else if (element.isString()) {
-                        SecretShapes.Scan scan = redactStringValue(element.stringValue(), insidePrivateBlock, embeddedLevel);
-                        insidePrivateBlock = scan.insidePrivateBlock();
-                        copy.add(scan.text());
-                    } else {
-                        copy.add(redactLeaf(element, embeddedLevel));
-                    }
-                }
-            }
-        }
-        return rootCopy;
-    }
-
-    private static ContainerNode<?> emptyLike(JsonNode container) {
-        return container.isObject() ? NODES.objectNode() : NODES.arrayNode(container.size());
-    }
-
-    /**
-     * What {@code key} becomes (its secret-shaped parts redacted) and whether its value is hidden; a key
-     * that cannot be judged is replaced whole and its value hidden.
-     */
-    private KeyVerdict verdict(String key) {
-        KeyVerdict known = keyVerdicts.get(key);
-        if (known != null) {
-            return known;
-        }
-        KeyVerdict verdict;
-        try {
-            verdict = new KeyVerdict(redactString(key, false).text(), KeyWords.containsTerm(KeyWords.split(key), matchTerms));
-        } catch (RuntimeException | StackOverflowError e) {
-            return KeyVerdict.FAILED;
-        }
-        if (key.length() <= MAX_REMEMBERED_KEY_CHARS && keyVerdicts.size() < MAX_REMEMBERED_KEYS) {
-            keyVerdicts.putIfAbsent(key, verdict);
-        }
-        return verdict;
-    }
-
     /** Keys whose verdicts are remembered (tests). */
     int rememberedKeys() {
-        return keyVerdicts.size();
-    }
-
-    /** A key not yet in {@code copy}: the key itself, or numbered {@code key#2}, {@code key#3}, .... */
-    private static String unique(ObjectNode copy, String key, Map<String, Integer> nextNumbers) {
-        if (!copy.has(key)) {
-            return key;
-        }
-        int number = nextNumbers.getOrDefault(key, 2);
-        while (copy.has(key + "#" + number)) {
-            number++;
-        }
-        nextNumbers.put(key, number + 1);
-        return key + "#" + number;
-    }
-
-    /** A scalar, redacted; any other node is read as JSON first, and replaced whole if it cannot be. */
-    private JsonNode redactLeaf(JsonNode leaf, int embeddedLevel) {
-        if (leaf.isString()) {
-            return NODES.stringNode(redactStringValue(leaf.stringValue(), false, embeddedLevel).text());
-        }
-        if (leaf.isPojo()) {
-            // a POJO or raw value serializes as whatever it holds: redact what would be written
-            try {
-                return redactTree(EMBEDDED_JSON.readTree(Json.write(leaf)), embeddedLevel);
-            } catch (RuntimeException unreadable) {
-                return NODES.stringNode(REDACTED);
-            }
-        }
-        return leaf.deepCopy();
-    }
-
-    /** A string value, as JSON if it holds a JSON container, else as text; replaced whole on failure. */
-    private SecretShapes.Scan redactStringValue(String value, boolean insidePrivateBlock, int embeddedLevel) {
-        try {
-            if (!insidePrivateBlock && embeddedLevel < MAX_EMBEDDED_LEVELS && looksLikeJsonContainer(value)) {
-                JsonNode embedded = parseOrNull(value);
-                if (embedded != null) {
-                    JsonNode redacted = redactTree(embedded, embeddedLevel + 1);
-                    return new SecretShapes.Scan(redacted.equals(embedded) ? value : Json.write(redacted), false);
-                }
-            }
-            return redactString(value, insidePrivateBlock);
-        } catch (RuntimeException | StackOverflowError e) {
-            return new SecretShapes.Scan(REDACTED, insidePrivateBlock);
-        }
-    }
-
-    private static boolean looksLikeJsonContainer(String value) {
-        String trimmed = value.strip();
-        return trimmed.length() >= 2
-                && (trimmed.charAt(0) == '{' && trimmed.charAt(trimmed.length() - 1) == '}'
-                || trimmed.charAt(0) == '[' && trimmed.charAt(trimmed.length() - 1) == ']');
-    }
-
-    private static JsonNode parseOrNull(String value) {
-        try {
-            JsonNode node = EMBEDDED_JSON.readTree(value);
-            return node != null && node.isContainer() ? node : null;
-        } catch (JacksonException notJson) {
-            return null;
-        }
+        return trees.rememberedKeys();
     }
 
     // ----------------------------------------------------------------------------------------- text
 
     /** Text with every shape and every value after a sensitive key replaced. */
-    private SecretShapes.Scan redactString(String text, boolean insidePrivateBlock) {
+    SecretShapes.Scan redactString(String text, boolean insidePrivateBlock) {
         SecretShapes.Scan pem = SecretShapes.pemBlocks(text, insidePrivateBlock);
         String redacted = SecretShapes.proposalTokens(pem.text());
         redacted = redactKeyValues(redacted);
@@ -529,160 +328,6 @@ public final class Redactor {
 
     /** Replaces the value after each sensitive key followed by {@code =} or {@code :}. */
     private String redactKeyValues(String text) {
-        if (text.indexOf(':') < 0 && text.indexOf('=') < 0) {
-            return text;
-        }
-        Matcher key = KEY_AND_SEPARATOR.matcher(text);
-        Matcher scheme = AUTH_SCHEME.matcher(text);
-        StringBuilder out = null;
-        int copied = 0;
-        int from = 0;
-        while (from < text.length() && key.find(from)) {
-            from = key.end();
-            String name = key.group(1);
-            if (!isSensitive(name) && !isSensitivePhrase(text, key.start(1), key.end(1))) {
-                continue; // scan on from the separator: the value may itself hold a key, as in a URL
-            }
-            int valueStart = key.end();
-            int valueEnd;
-            String closing = "";
-            int quoteEnd = openingQuoteEnd(text, valueStart);
-            if (quoteEnd > 0) {
-                String quote = text.substring(valueStart, quoteEnd);
-                int closed = endOfQuoted(text, quoteEnd, quote.charAt(quote.length() - 1), quote.length() - 1);
-                valueStart = quoteEnd;
-                if (closed < 0) {
-                    valueEnd = text.length();
-                } else {
-                    valueEnd = closed;
-                    closing = quote;
-                }
-            } else if (valueStart < text.length() && (text.charAt(valueStart) == '{' || text.charAt(valueStart) == '[')) {
-                valueEnd = endOfBracketed(text, valueStart);
-            } else {
-                if (scheme.region(valueStart, text.length()).lookingAt()) {
-                    valueStart = scheme.end();
-                }
-                valueEnd = isHeader(name) ? endOfLine(text, valueStart) : endOfUnquoted(text, valueStart);
-            }
-            if (valueEnd - closing.length() <= valueStart) {
-                continue;
-            }
-            out = out == null ? new StringBuilder(text.length()) : out;
-            out.append(text, copied, valueStart).append(REDACTED).append(closing);
-            copied = valueEnd;
-            from = valueEnd;
-        }
-        return out == null ? text : out.append(text, copied, text.length()).toString();
-    }
-
-    /**
-     * Whether the words before a key in text make a sensitive phrase with it, as {@code invalid api key:}
-     * does: up to {@value #PHRASE_WORDS} words separated by spaces, within {@value #PHRASE_CHARS}
-     * characters, so that scanning stays linear.
-     */
-    private boolean isSensitivePhrase(String text, int keyStart, int keyEnd) {
-        int phraseStart = keyStart;
-        for (int words = 0; words < PHRASE_WORDS; words++) {
-            int spaces = phraseStart;
-            while (spaces > 0 && keyStart - spaces < PHRASE_CHARS
-                    && (text.charAt(spaces - 1) == ' ' || text.charAt(spaces - 1) == '\t')) {
-                spaces--;
-            }
-            int word = spaces;
-            while (word > 0 && keyStart - word < PHRASE_CHARS && isKeyChar(text.charAt(word - 1))) {
-                word--;
-            }
-            if (spaces == phraseStart || word == spaces) {
-                break;
-            }
-            phraseStart = word;
-        }
-        return phraseStart < keyStart
-                && KeyWords.endsWithTerm(KeyWords.split(text.substring(phraseStart, keyEnd)), matchTerms);
-    }
-
-    private static boolean isKeyChar(char c) {
-        int type = Character.getType(c);
-        return Character.isLetterOrDigit(c) || c == '_' || c == '.' || c == '-'
-                || type == Character.NON_SPACING_MARK || type == Character.FORMAT || Character.isSurrogate(c);
-    }
-
-    private static boolean isHeader(String key) {
-        return KeyWords.containsTerm(KeyWords.split(key), HEADER_TERMS);
-    }
-
-    /**
-     * The end of the quote that opens a value at {@code start} ({@code "} or {@code '} after any number of
-     * backslashes, for JSON escaped once or more), or -1 when the value is not quoted.
-     */
-    private static int openingQuoteEnd(String text, int start) {
-        int i = start;
-        while (i < text.length() && text.charAt(i) == '\\') {
-            i++;
-        }
-        return i < text.length() && (text.charAt(i) == '"' || text.charAt(i) == '\'') ? i + 1 : -1;
-    }
-
-    /**
-     * The end of a quoted value, after its closing quote, or -1 when it is not closed.
-     * A quote opened after {@code k} backslashes is escaped {@code log2(k + 1)} times, so it is closed by the
-     * first quote after a run of backslashes {@code r} with {@code r mod 2(k + 1) == k}: at once-escaped
-     * {@code \"}, not at the twice-escaped {@code \\\"} of a quote inside the value.
-     */
-    private static int endOfQuoted(String text, int contentStart, char quote, int backslashes) {
-        int run = 0;
-        for (int i = contentStart; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\\') {
-                run++;
-                continue;
-            }
-            if (c == quote && run % (2 * (backslashes + 1)) == backslashes) {
-                return i + 1;
-            }
-            run = 0;
-        }
-        return -1;
-    }
-
-    /** The end of a value in brackets, after the matching bracket, or the end of the text. */
-    private static int endOfBracketed(String text, int start) {
-        int depth = 0;
-        boolean inString = false;
-        int run = 0;
-        for (int i = start; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\\') {
-                run++;
-                continue;
-            }
-            if (c == '"' && run % 2 == 0) {
-                inString = !inString;
-            } else if (!inString && (c == '{' || c == '[')) {
-                depth++;
-            } else if (!inString && (c == '}' || c == ']') && --depth == 0) {
-                return i + 1;
-            }
-            run = 0;
-        }
-        return text.length();
-    }
-
-    private static int endOfUnquoted(String text, int start) {
-        int i = start;
-        while (i < text.length() && !Character.isWhitespace(text.charAt(i))
-                && VALUE_TERMINATORS.indexOf(text.charAt(i)) < 0) {
-            i++;
-        }
-        return i;
-    }
-
-    private static int endOfLine(String text, int start) {
-        int i = start;
-        while (i < text.length() && text.charAt(i) != '\n' && text.charAt(i) != '\r') {
-            i++;
-        }
-        return i;
+        return KeyValueText.redact(text, this::isSensitive, matchTerms);
     }
 }

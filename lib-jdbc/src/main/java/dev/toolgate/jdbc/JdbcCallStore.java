@@ -3,13 +3,11 @@ package dev.toolgate.jdbc;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
-import dev.toolgate.audit.ExecutionRecord;
 import dev.toolgate.budget.BudgetCharge;
 import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.StepTakenException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -89,8 +87,6 @@ final class JdbcCallStore implements CallStore {
      * columns they fill, times their effects, statuses, modes and mode sources).
      */
     private static final int MAX_RECORD_SHAPES = 128;
-    /** Attempts of a revert's claim that lost to a revert it then could not read (purged in between). */
-    private static final int REVERT_ATTEMPTS = 50;
 
     private final Db db;
     private final Admissions admissions;
@@ -111,30 +107,15 @@ final class JdbcCallStore implements CallStore {
     private final ShapeCache recordShapes = new ShapeCache(MAX_RECORD_SHAPES,
             shape -> CallRows.insertOf(shape, CallRows.TIMES_AS_MICROS));
     private final PlainSql complete;
-    private final RowLocks sessions;
-    /**
-     * The sessions' locks of an H2 database in this JVM ({@link LocalSessionLocks}), which replace the
-     * session row's lock for proposals; null on PostgreSQL and on an H2 database other processes reach.
-     */
-    private final LocalSessionLocks localSessions;
-    private final String sessionRow;
-    private final PlainSql proposeAnywhere;
-    private final PlainSql proposeInSession;
-    /** {@link #proposeAnywhere} and {@link #proposeInSession} of only the columns a proposal fills, outside a run. */
-    private final ProposalShapes proposalShapes;
-    /** Whether {@link #proposeInSession} locks the session itself (PostgreSQL), so it needs no transaction. */
-    private final boolean roomInStatement;
-    /** The single-use update, reading back the whole row. */
-    private final PlainSql claimRow;
-    /** {@link #claimRow} reading back only the two times it sets: the claim of a proposal the caller holds. */
-    private final PlainSql claimTimes;
+    private final JdbcProposals proposals;
+    private final JdbcClaims claims;
+    private final JdbcCallQueries queries;
+    private final FirstSteps steps;
     private final String close;
     private final String countPending;
     private final PickedRows expireDue;
     private final PickedRows interruptOverdue;
     private final String resolve;
-    private final PlainSql claimRevert;
-    private final String revertOf;
     private final String markReverted;
     private final Purges purges;
     private final JdbcExecutionStore runs;
@@ -144,8 +125,6 @@ final class JdbcCallStore implements CallStore {
      * the two inserts share a transaction instead.
      */
     private final PlainSql recordWithRun;
-    private final PlainSql proposeAnywhereWithRun;
-    private final PlainSql proposeInSessionWithRun;
 
     /** Rows of calls outside runs that changed nothing, written in batches; null when each is its own commit. */
     private final WriteBehind behind;
@@ -169,31 +148,6 @@ final class JdbcCallStore implements CallStore {
                 + " duration_millis = :duration_millis, completed_at = " + now
                 + dialect.asynchronousCommitFrom()
                 + " WHERE id = :id AND status IN ('applying', 'interrupted')");
-        this.sessions = new RowLocks(dialect, "toolgate_session", "session_id");
-        this.localSessions = dialect == Dialect.H2 ? db.withConnection(LocalSessionLocks::of) : null;
-        this.sessionRow = "SELECT session_id FROM toolgate_session WHERE session_id = :key";
-        String proposal = CallRows.values(createdAt, Db.plusMicros(now, '+', "ttl_us"), ":completed_at");
-        this.proposeAnywhere = PlainSql.of(dialect.returning(
-                "INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES (" + proposal + ")", "created_at, expires_at"));
-        // H2: the session's row lock is held (taken by a statement of its own in the same transaction), so
-        // this count sees every proposal committed before ours. PostgreSQL: toolgate_session_room takes the
-        // session's advisory lock and counts after it in the statement itself, one autocommit round trip.
-        String room = dialect == Dialect.POSTGRESQL
-                ? "toolgate_session_room(CAST(:session_id AS TEXT), CAST(:max_pending AS INTEGER),"
-                        + " CAST(:now AS TIMESTAMP WITH TIME ZONE))"
-                : "(SELECT COUNT(*) FROM " + TABLE + " p"
-                        + " WHERE p.session_id = :session_id AND p.status = 'proposed' AND p.expires_at > " + now + ")"
-                        + " < :max_pending";
-        this.proposeInSession = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ")"
-                + " SELECT " + proposal + " FROM (SELECT 1 AS one) AS single WHERE " + room, "created_at, expires_at"));
-        this.proposalShapes = new ProposalShapes(dialect, createdAt, Db.plusMicros(now, '+', "ttl_us"), room);
-        this.roomInStatement = dialect == Dialect.POSTGRESQL;
-        String claimUpdate = "UPDATE " + TABLE + " SET status = 'applying', applied_by = :applied_by,"
-                + " applied_at = " + now + ", outcome_due_at = " + Db.plusMicros(now, '+', "outcome_us")
-                + ", decided_by = :decided_by, decision_reason = :decision_reason"
-                + " WHERE id = :id AND " + pending;
-        this.claimRow = PlainSql.of(dialect.returning(claimUpdate, CallRows.COLUMNS));
-        this.claimTimes = PlainSql.of(dialect.returning(claimUpdate, "applied_at, outcome_due_at"));
         this.close = "UPDATE " + TABLE + " SET status = :status, decided_by = :decided_by, decision_reason = :reason,"
                 + " superseded_by = :superseded_by, completed_at = " + now + " WHERE id = :id AND " + pending;
         this.countPending = "SELECT COUNT(*) FROM " + TABLE + " WHERE session_id = :session_id AND " + pending;
@@ -206,19 +160,14 @@ final class JdbcCallStore implements CallStore {
                 "UPDATE " + TABLE + " SET status = 'interrupted', completed_at = " + now, CallRows.COLUMNS, null);
         this.resolve = "UPDATE " + TABLE + " SET status = :status, error = :error, completed_at = " + now
                 + " WHERE id = :id AND status = 'interrupted'";
-        String revert = "INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
-                + CallRows.values(now, ":expires_at", ":completed_at", now, Db.plusMicros(now, '+', "outcome_us")) + ")"
-                + (dialect == Dialect.POSTGRESQL ? " ON CONFLICT (reverts) WHERE reverts IS NOT NULL DO NOTHING" : "");
-        this.claimRevert = PlainSql.of(dialect.returning(revert, "created_at, applied_at, outcome_due_at"));
-        this.revertOf = SELECT + " WHERE reverts = :reverts";
         this.markReverted = "UPDATE " + TABLE + " SET status = 'reverted', reverted_by = :revert_id"
                 + " WHERE id = :id AND status = 'applied' AND reverted_by IS NULL";
         this.purges = new Purges(db);
-        boolean postgres = dialect == Dialect.POSTGRESQL;
-        String withRun = "WITH toolgate_new_run AS (" + runs.insertSql("run_") + ") ";
-        this.recordWithRun = postgres ? PlainSql.of(withRun + record.named()) : null;
-        this.proposeAnywhereWithRun = postgres ? PlainSql.of(withRun + proposeAnywhere.named()) : null;
-        this.proposeInSessionWithRun = postgres ? PlainSql.of(withRun + proposeInSession.named()) : null;
+        this.steps = new FirstSteps(db, runs);
+        this.recordWithRun = steps.withRun(record);
+        this.proposals = new JdbcProposals(db, steps, createdAt);
+        this.claims = new JdbcClaims(db, admissions, pending, selectWithNow);
+        this.queries = new JdbcCallQueries(db);
     }
 
     @Override
@@ -243,15 +192,15 @@ final class JdbcCallStore implements CallStore {
             }
         }
         try {
-            if (runs.unwritten(call.executionId())) { // the run's first row goes with it: the database stamps both
+            if (steps.unwritten(call.executionId())) { // the run's first row goes with it: the database stamps both
                 PlainSql.Binder binder = p -> CallRows.bind(p, call).timestamp("now", db.clockInstant());
                 PlainSql.Reader<CallRecord> stored = rs -> call.toBuilder().createdAt(Db.instant(rs, 1))
                         .completedAt(Db.instant(rs, 2)).build();
                 if (recordWithRun != null) {
-                    return db.withConnection(c -> inOneStatement(c, call, recordWithRun, record, binder, stored))
+                    return db.withConnection(c -> steps.inOneStatement(c, call, recordWithRun, record, binder, stored))
                             .orElseThrow();
                 }
-                return withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
+                return steps.withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
             }
             CallRecord timed = timed(call);
             Object[] values = CallRows.values(timed);
@@ -265,55 +214,8 @@ final class JdbcCallStore implements CallStore {
             }
             return timed;
         } catch (UnableToExecuteStatementException e) {
-            throw stepTakenOr(e, call);
+            throw FirstSteps.stepTakenOr(e, call);
         }
-    }
-
-    /**
-     * PostgreSQL: the run's insert and the step's in one statement on {@code connection} ({@code plain}
-     * alone if the run was written meanwhile by a change of its state); the run stays unwritten if the
-     * statement fails.
-     */
-    private <R> Optional<R> inOneStatement(java.sql.Connection connection, CallRecord step, PlainSql combined, PlainSql plain,
-                                           PlainSql.Binder binder, PlainSql.Reader<R> reader) {
-        ExecutionRecord run = runs.takeUnwritten(step.executionId());
-        if (run == null) {
-            return plain.queryFirst(connection, binder, reader);
-        }
-        try {
-            return combined.queryFirst(connection, p -> {
-                binder.bind(p);
-                runs.bindInsert(p.prefixed("run_"), run);
-            }, reader);
-        } catch (RuntimeException e) {
-            runs.restore(run);
-            throw e;
-        }
-    }
-
-    /**
-     * The first step of a run created on this instance: the run's row and the step's, in one
-     * transaction (one commit); if it fails, the run stays unwritten.
-     */
-    private <R> R withRun(CallRecord step, org.jdbi.v3.core.HandleCallback<R, RuntimeException> write) {
-        ExecutionRecord[] written = {null};
-        try {
-            return db.inTransaction(h -> {
-                written[0] = runs.writeWith(h, step.executionId());
-                return write.withHandle(h);
-            });
-        } catch (RuntimeException e) {
-            runs.restore(written[0]);
-            throw e;
-        }
-    }
-
-    /** {@link StepTakenException} if {@code e} is a second row for the step {@code call} is; else {@code e}. */
-    private static RuntimeException stepTakenOr(UnableToExecuteStatementException e, CallRecord call) {
-        if (call.executionId() != null && Db.violates(e, STEP_INDEX)) {
-            return new StepTakenException(call.executionId(), call.stepSeq());
-        }
-        return e;
     }
 
     /**
@@ -356,201 +258,22 @@ final class JdbcCallStore implements CallStore {
 
     @Override
     public ProposeResult propose(CallRecord proposal, Duration ttl, int maxPendingPerSession) {
-        if (proposal.status() != CallStatus.PROPOSED || proposal.tokenDigest() == null || proposal.payloadJson() == null) {
-            throw new IllegalArgumentException("propose takes a PROPOSED record with its payload and token digest");
-        }
-        String session = proposal.sessionId();
-        PlainSql.Binder binder = p -> CallRows.bind(p, proposal)
-                .number("ttl_us", Db.micros(ttl))
-                .integer("max_pending", maxPendingPerSession)
-                .timestamp("now", db.clockInstant());
-        PlainSql.Reader<CallRecord> stored = rs -> proposal.toBuilder().createdAt(Db.instant(rs, 1)).expiresAt(Db.instant(rs, 2)).build();
-        boolean withRun = runs.unwritten(proposal.executionId());
-        try {
-            if (session == null && !withRun) {
-                PlainSql insert = Objects.requireNonNullElse(proposalShapes.anywhere(proposal), proposeAnywhere);
-                return new ProposeResult(ProposeResult.Status.PROPOSED,
-                        db.withConnection(c -> insert.queryFirst(c, binder, stored).orElseThrow()));
-            }
-            if (session == null) {
-                if (proposeAnywhereWithRun != null) {
-                    return new ProposeResult(ProposeResult.Status.PROPOSED, db.withConnection(c ->
-                            inOneStatement(c, proposal, proposeAnywhereWithRun, proposeAnywhere, binder, stored)).orElseThrow());
-                }
-                return withRun(proposal, h -> new ProposeResult(ProposeResult.Status.PROPOSED,
-                        proposeAnywhere.queryFirst(h.getConnection(), binder, stored).orElseThrow()));
-            }
-            boolean oneStatement = withRun && proposeInSessionWithRun != null;
-            PlainSql insertInSession = withRun ? proposeInSession
-                    : Objects.requireNonNullElse(proposalShapes.inSession(proposal), proposeInSession);
-            if (roomInStatement) { // the statement locks the session (advisory lock): one autocommit statement
-                Optional<CallRecord> inserted = db.withConnection(c -> oneStatement
-                        ? inOneStatement(c, proposal, proposeInSessionWithRun, proposeInSession, binder, stored)
-                        : insertInSession.queryFirst(c, binder, stored));
-                return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
-                        .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
-            }
-            if (localSessions != null) { // H2 in this JVM: the session's lock is this JVM's, held until the commit
-                return localSessions.withLock(session, () -> {
-                    org.jdbi.v3.core.HandleCallback<Optional<CallRecord>, RuntimeException> insert = h -> {
-                        touchSession(h, session);
-                        return insertInSession.queryFirst(h.getConnection(), binder, stored);
-                    };
-                    Optional<CallRecord> inserted = withRun ? withRun(proposal, insert) : db.withHandle(insert);
-                    return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
-                            .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
-                });
-            }
-            org.jdbi.v3.core.HandleCallback<ProposeResult, RuntimeException> inSession = h -> {
-                sessions.lock(h, session); // serializes proposals of one session: the pending count is exact
-                Optional<CallRecord> inserted = oneStatement
-                        ? inOneStatement(h.getConnection(), proposal, proposeInSessionWithRun, proposeInSession, binder, stored)
-                        : insertInSession.queryFirst(h.getConnection(), binder, stored);
-                return inserted.map(record -> new ProposeResult(ProposeResult.Status.PROPOSED, record))
-                        .orElseGet(() -> new ProposeResult(ProposeResult.Status.PENDING_LIMIT, null));
-            };
-            return withRun && !oneStatement ? withRun(proposal, inSession) : db.inTransaction(inSession);
-        } catch (UnableToExecuteStatementException e) {
-            throw stepTakenOr(e, proposal); // the transaction was rolled back: nothing is stored
-        }
-    }
-
-    /**
-     * The session's row in {@code toolgate_session} (what purges and {@link #endSession} see of a
-     * session that proposed), created if missing, without locking it: a plain probe, as PostgreSQL's
-     * {@code toolgate_session_room} makes.
-     */
-    private void touchSession(org.jdbi.v3.core.Handle h, String session) {
-        if (h.createQuery(sessionRow).bind("key", session).mapTo(String.class).findOne().isEmpty()) {
-            sessions.create(h, session);
-        }
+        return proposals.propose(proposal, ttl, maxPendingPerSession);
     }
 
     @Override
     public ClaimResult claim(String id, Claim claim, BudgetCharge charge) {
-        return claim(id, claim, charge, claimRow, rs -> CallRows.MAPPER.map(rs, null), true);
+        return claims.claim(id, claim, charge);
     }
 
     @Override
     public ClaimResult claim(CallRecord proposal, Claim claim, BudgetCharge charge) {
-        Objects.requireNonNull(proposal, "proposal");
-        if (proposal.status() != CallStatus.PROPOSED) {
-            return claim(proposal.id(), claim, charge);
-        }
-        // what a claim leaves alone never changes while the proposal is pending: only the two times it
-        // sets are read back (a whole row read back costs about as much again as the update's own work)
-        return claim(proposal.id(), claim, charge, claimTimes, rs -> proposal.toBuilder()
-                .status(CallStatus.APPLYING)
-                .appliedBy(claim.appliedBy())
-                .appliedAt(Db.instant(rs, 1))
-                .outcomeDueAt(Db.instant(rs, 2))
-                .decidedBy(claim.decidedBy())
-                .decisionReason(claim.decisionReason())
-                .build(), proposal.precondition() != null);
-    }
-
-    /**
-     * The claim of {@code id} by {@code update}, whose returned row {@code claimed} reads. Without a
-     * charge the single-use update is the whole step: one autocommit statement, sent without a JDBI
-     * handle (whose set-up is measurable on every apply). With one, a transaction that takes the
-     * principal's lock first and admits at the claim's own time, so {@code appliedAt} is when the
-     * budget counted it; a refused admission throws and rolls the claim back. A lost claim is then read.
-     */
-    /**
-     * {@code mayConflict}: the proposal may have a precondition, so its claim may violate the index of
-     * applying preconditions. On H2 such a claim runs in a transaction even without a charge: a
-     * {@code SELECT ... FROM FINAL TABLE (UPDATE ...)} that fails on the index in autocommit mode leaves
-     * its update in place (seen with H2 2.x and the generated column the index is on); the rollback of a
-     * transaction does not.
-     */
-    private ClaimResult claim(String id, Claim claim, BudgetCharge charge, PlainSql update,
-                              PlainSql.Reader<CallRecord> claimed, boolean mayConflict) {
-        try {
-            return claimOnce(id, claim, charge, update, claimed, mayConflict && db.dialect() == Dialect.H2);
-        } catch (RuntimeException e) {
-            if (Db.violates(e, APPLYING_STATE_INDEX)) { // another call of the same precondition is applying
-                return new ClaimResult(ClaimResult.Status.CONFLICT, null);
-            }
-            throw e;
-        }
-    }
-
-    private ClaimResult claimOnce(String id, Claim claim, BudgetCharge charge, PlainSql update,
-                                  PlainSql.Reader<CallRecord> claimed, boolean inTransaction) {
-        PlainSql.Binder binder = p -> p
-                .string("id", id)
-                .string("applied_by", claim.appliedBy().key())
-                .string("decided_by", CallRows.key(claim.decidedBy()))
-                .string("decision_reason", claim.decisionReason())
-                .number("outcome_us", Db.micros(claim.outcomeWithin()))
-                .timestamp("now", db.clockInstant());
-        if (charge == null && !inTransaction) {
-            return db.withConnection(c -> update.queryFirst(c, binder, claimed))
-                    .map(record -> new ClaimResult(ClaimResult.Status.CLAIMED, record))
-                    .orElseGet(() -> db.withHandle(h -> lostClaim(h, id)));
-        }
-        return db.inTransaction(h -> {
-            if (charge != null) {
-                admissions.beforeClaim(h, charge);
-            }
-            Optional<CallRecord> record = update.queryFirst(h.getConnection(), binder, claimed);
-            if (record.isEmpty()) {
-                return lostClaim(h, id);
-            }
-            if (charge != null) {
-                admissions.admit(h, charge, record.get().appliedAt());
-            }
-            return new ClaimResult(ClaimResult.Status.CLAIMED, record.get());
-        });
-    }
-
-    /** Why a claim matched no row, read right after it. */
-    private ClaimResult lostClaim(Handle h, String id) {
-        return h.createQuery(selectWithNow)
-                .bind("id", id).bind("now", db.now())
-                .map((rs, ctx) -> {
-                    CallRecord record = CallRows.MAPPER.map(rs, ctx);
-                    Instant now = Db.instant(rs, "now_");
-                    boolean expired = record.status() == CallStatus.EXPIRED
-                            || (record.status() == CallStatus.PROPOSED && !record.pendingAt(now));
-                    return new ClaimResult(expired ? ClaimResult.Status.EXPIRED : ClaimResult.Status.NOT_PENDING, record);
-                })
-                .findOne()
-                .orElseGet(() -> new ClaimResult(ClaimResult.Status.NOT_FOUND, null));
+        return claims.claim(proposal, claim, charge);
     }
 
     @Override
     public ClaimResult claimRevert(CallRecord revert, Duration outcomeWithin) {
-        Objects.requireNonNull(revert.reverts(), "revert.reverts");
-        Objects.requireNonNull(outcomeWithin, "outcomeWithin");
-        CallRecord draft = revert.toBuilder().status(CallStatus.APPLYING).build();
-        PlainSql.Binder binder = p -> CallRows.bind(p, draft)
-                .number("outcome_us", Db.micros(outcomeWithin))
-                .timestamp("now", db.clockInstant());
-        for (int attempt = 1; attempt <= REVERT_ATTEMPTS; attempt++) {
-            Optional<CallRecord> claimed;
-            try {
-                claimed = db.withConnection(c -> claimRevert.queryFirst(c, binder, rs -> draft.toBuilder()
-                        .createdAt(Db.instant(rs, 1)).appliedAt(Db.instant(rs, 2)).outcomeDueAt(Db.instant(rs, 3)).build()));
-            } catch (UnableToExecuteStatementException e) {
-                if (!Db.violates(e, REVERTS_INDEX)) { // H2: another revert of the call is stored
-                    throw e;
-                }
-                claimed = Optional.empty();
-            }
-            if (claimed.isPresent()) {
-                return new ClaimResult(ClaimResult.Status.CLAIMED, claimed.get());
-            }
-            Optional<CallRecord> earlier = db.withHandle(h -> h.createQuery(revertOf).bind("reverts", revert.reverts())
-                    .map(CallRows.MAPPER).findOne());
-            if (earlier.isPresent()) {
-                return new ClaimResult(ClaimResult.Status.NOT_PENDING, earlier.get());
-            }
-            // the revert that won is not visible (H2: not committed yet) or was purged since: try again
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-        }
-        throw new IllegalStateException("the revert of " + revert.reverts() + " could neither be stored nor read in "
-                + REVERT_ATTEMPTS + " attempts");
+        return claims.claimRevert(revert, outcomeWithin);
     }
 
     @Override
@@ -610,80 +333,16 @@ final class JdbcCallStore implements CallStore {
         return h.createQuery(SELECT + " WHERE id = :id").bind("id", id).map(CallRows.MAPPER).findOne();
     }
 
-    /**
-     * The query of {@link #query}. On H2 a query for one of the statuses a call passes through (proposed,
-     * applying, interrupted: the operator's inbox, per tenant) outside a session reads the index that
-     * leads with the status: H2 otherwise walked the tenant's whole audit trail by time (20,001 rows for
-     * 50 proposals on 60,000 calls, with table statistics or without), and the calls in such a status are
-     * few (proposals expire, claims are interrupted when overdue).
-     */
+    /** The SQL of {@link #query} (see {@link JdbcCallQueries#querySql}). */
     String querySql(CallQuery query) {
-        List<String> where = new ArrayList<>();
-        if (query.tenantId() != null) {
-            where.add("tenant_id = :tenant_id");
-        }
-        if (query.sessionId() != null) {
-            where.add("session_id = :session_id");
-        }
-        int principals = query.principalKeys().size(); // one key, or an id under every kind
-        if (principals > 0) {
-            where.add("principal IN (" + java.util.stream.IntStream.range(0, principals).mapToObj(i -> ":principal_" + i)
-                    .collect(java.util.stream.Collectors.joining(", ")) + ")");
-        }
-        if (query.toolName() != null) {
-            where.add("tool_name = :tool_name");
-        }
-        if (query.status() != null) {
-            where.add("status = :status");
-        }
-        if (query.executionId() != null) {
-            where.add("execution_id = :execution_id");
-        }
-        if (query.from() != null) {
-            where.add("created_at >= :from_time");
-        }
-        if (query.until() != null) {
-            where.add("created_at < :until_time");
-        }
-        if (query.after() != null) {
-            // strictly after the cursor in (created_at DESC, id) order; the first term bounds an index range
-            where.add("created_at <= :after_time AND (created_at < :after_time OR id > :after_id)");
-        }
-        // a run's steps in order, on the step index; anything else newest first (toolgate_call_time)
-        boolean byStatus = db.dialect() == Dialect.H2 && query.sessionId() == null && query.executionId() == null
-                && query.status() != null && TRANSIENT.contains(query.status());
-        return "SELECT " + CallRows.COLUMNS + " FROM " + TABLE + (byStatus ? " USE INDEX (toolgate_call_pending)" : "")
-                + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
-                + (query.executionId() != null ? " ORDER BY step_seq, id" : " ORDER BY created_at DESC, id") + " LIMIT :limit";
+        return queries.querySql(query);
     }
 
     @Override
     public List<CallRecord> query(CallQuery query) {
         writeWaiting();
-        String sql = querySql(query);
-        List<String> principals = query.principalKeys();
-        return db.withHandle(h -> {
-            var statement = h.createQuery(sql);
-            for (int i = 0; i < principals.size(); i++) {
-                statement.bind("principal_" + i, principals.get(i));
-            }
-            return statement.bind("tenant_id", query.tenantId())
-                    .bind("session_id", query.sessionId())
-                    .bind("tool_name", query.toolName())
-                    .bind("status", query.status() == null ? null : query.status().wireName())
-                    .bind("execution_id", query.executionId())
-                    .bind("from_time", Db.timestamp(query.from()))
-                    .bind("until_time", Db.timestamp(query.until()))
-                    .bind("after_time", Db.timestamp(query.after() == null ? null : query.after().createdAt()))
-                    .bind("after_id", query.after() == null ? null : query.after().id())
-                    .bind("limit", query.limit())
-                    .map(CallRows.MAPPER)
-                    .list();
-        });
+        return queries.query(query);
     }
-
-    /** The statuses a call passes through on its way to an outcome: few rows each at any time. */
-    private static final Set<CallStatus> TRANSIENT = Set.of(CallStatus.PROPOSED, CallStatus.APPLYING, CallStatus.INTERRUPTED);
 
     /** Every batch change this store picks rows for (sweeps and purges), by name. For tests. */
     Map<String, PickedRows> picks() {
@@ -720,6 +379,7 @@ final class JdbcCallStore implements CallStore {
     @Override
     public boolean endSession(String sessionId) {
         // on H2 in this JVM a proposal in flight holds the session's lock of the JVM, not its row: wait for it
+        LocalSessionLocks localSessions = proposals.localSessions();
         return localSessions == null || sessionId == null ? purges.endSession(sessionId)
                 : localSessions.withLock(sessionId, () -> purges.endSession(sessionId));
     }

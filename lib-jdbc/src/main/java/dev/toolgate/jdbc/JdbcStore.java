@@ -1,6 +1,5 @@
 package dev.toolgate.jdbc;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.ConversationStore;
@@ -8,17 +7,11 @@ import dev.toolgate.spi.ExecutionStore;
 import dev.toolgate.spi.PolicyStore;
 import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.spi.ToolgateStore;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.statement.StatementException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,7 +150,7 @@ public final class JdbcStore implements ToolgateStore {
 
     /** The H2 file database used when neither a URL nor a data source is configured. */
     public static final String DEFAULT_URL = "jdbc:h2:file:~/.toolgate/toolgate";
-    /** H2's page size for the embedded file databases the store opens: see {@code Builder.smallPages}. */
+    /** H2's page size for the embedded file databases the store opens: see {@code JdbcUrls.smallPages}. */
     static final int H2_PAGE_SIZE = 4096;
     /** Connections in a pool the store creates, unless configured. */
     public static final int DEFAULT_POOL_SIZE = 10;
@@ -165,7 +158,6 @@ public final class JdbcStore implements ToolgateStore {
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcStore.class);
-    private static final AtomicInteger POOLS = new AtomicInteger();
 
     private final Db db;
     private final HikariDataSource ownedPool;
@@ -404,18 +396,19 @@ public final class JdbcStore implements ToolgateStore {
             if (s.dataSource != null && (s.url != null || s.username != null || s.password != null)) {
                 throw new IllegalStateException("Configure either a data source or a URL with credentials, not both");
             }
-            HikariDataSource pool = s.dataSource == null ? pool() : null;
+            HikariDataSource pool = s.dataSource == null
+                    ? new JdbcPools(s.url, s.username, s.password, s.poolSize, s.connectionTimeout).open() : null;
             DataSource dataSource = pool != null ? pool : s.dataSource;
             Duration timeout = pool != null ? s.connectionTimeout : null;
             try {
                 Jdbi jdbi = Db.jdbi(dataSource);
                 Dialect dialect = jdbi.withHandle(h -> {
-                    Dialect detected = detect(h.getConnection());
+                    Dialect detected = JdbcOpenChecks.detect(h.getConnection());
                     if (pool == null) {
-                        requireDefaults(h.getConnection());
+                        JdbcOpenChecks.requireDefaults(h.getConnection());
                     }
                     if (detected == Dialect.H2) {
-                        writeCommitsAtOnce(h);
+                        JdbcOpenChecks.writeCommitsAtOnce(h);
                     }
                     Schema.prepare(h, detected, s.schema);
                     return detected;
@@ -444,169 +437,19 @@ public final class JdbcStore implements ToolgateStore {
             }
         }
 
-        private HikariDataSource pool() {
-            String given = s.url != null ? s.url : DEFAULT_URL;
-            String url = smallPages(interruptSafe(given));
-            if (url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
-                H2Recovery.beforeOpen(url); // a killed process's last commits, which H2's own open can miss
-            }
-            if (url.equals(given)) {
-                return pool(url);
-            }
-            try {
-                return pool(url);
-            } catch (StoreUnavailableException e) {
-                if (!alreadyOpenInThisProcess(e)) {
-                    throw e;
-                }
-                // the host has this file open through its own URL: H2 lets one process open a file once,
-                // so the store joins that database, on a file system an interrupt can close
-                LOG.warn("The H2 file database {} is already open in this process under that URL; the store joins it"
-                        + " there, where a thread interrupted during H2's file I/O closes the database for every"
-                        + " thread. Open it as {} everywhere to avoid that", redact(given), redact(url));
-                return pool(given);
-            }
-        }
-
-        /** H2's "Database may be already in use" for a file this process has open under another name. */
-        private static boolean alreadyOpenInThisProcess(Throwable e) {
-            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-                if (t instanceof SQLException sql && sql.getErrorCode() == 90020) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private HikariDataSource pool(String url) {
-            HikariConfig config = new HikariConfig();
-            config.setPoolName("toolgate-" + POOLS.incrementAndGet());
-            config.setJdbcUrl(url);
-            config.setUsername(s.username);
-            config.setPassword(s.password);
-            config.setMaximumPoolSize(s.poolSize);
-            config.setConnectionTimeout(s.connectionTimeout.toMillis());
-            config.setValidationTimeout(Math.max(250L, Math.min(s.connectionTimeout.toMillis(), 5_000L)));
-            config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-            config.setAutoCommit(true);
-            if (url.startsWith("jdbc:h2:") && !url.toUpperCase(Locale.ROOT).contains("LOCK_TIMEOUT")) {
-                // admissions of one principal queue on its budget row; H2's default wait is one second
-                config.setConnectionInitSql("SET LOCK_TIMEOUT 10000");
-            }
-            try {
-                return new HikariDataSource(config);
-            } catch (RuntimeException e) {
-                throw new StoreUnavailableException("Toolgate store unavailable: cannot connect to " + redact(url) + " ("
-                        + rootMessage(e) + ")", e);
-            }
-        }
-
-        /**
-         * H2 writes committed changes to its file in the background, up to {@code WRITE_DELAY} ms later
-         * (500 by default): a process killed in between loses them, a claim too, and a lost claim lets
-         * its token be applied again, running a mutation twice (H2CrashTest saw exactly this). With
-         * {@code WRITE_DELAY 0} every commit is written to the file before it returns, so it survives
-         * the process (not a power loss: H2 does not sync on commit). The setting belongs to the
-         * database; it is set at every start of a file database (in-memory ones have no file), and
-         * needs admin rights: without them the store starts with a warning.
-         */
-        private static void writeCommitsAtOnce(Handle h) {
-            if (h.createQuery("SELECT DATABASE_PATH()").mapTo(String.class).findOne().isEmpty()) {
-                return;
-            }
-            try {
-                h.execute("SET WRITE_DELAY 0");
-            } catch (StatementException e) {
-                LOG.warn("Cannot set this H2 database's WRITE_DELAY to 0 ({}): a crash of this process can lose its"
-                        + " last commits, claims of applied proposals included, so a proposal could be applied twice;"
-                        + " run SET WRITE_DELAY 0 as an admin of the database", e.getShortMessage());
-            }
-        }
-
-        private static Dialect detect(Connection connection) {
-            try {
-                return Dialect.of(connection.getMetaData().getDatabaseProductName());
-            } catch (SQLException e) {
-                throw new StoreUnavailableException("Toolgate store unavailable: cannot read the database metadata", e);
-            }
-        }
-
-        /** A host's connections must behave like the store's own pool's: autocommit, READ COMMITTED. */
-        private static void requireDefaults(Connection connection) {
-            try {
-                if (!connection.getAutoCommit()) {
-                    throw new IllegalStateException("The data source passed to JdbcStore hands out connections with"
-                            + " autocommit off; Toolgate needs autocommit on (it opens its own short transactions)");
-                }
-                if (connection.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
-                    throw new IllegalStateException("The data source passed to JdbcStore hands out connections with"
-                            + " isolation level " + connection.getTransactionIsolation() + "; Toolgate needs READ COMMITTED ("
-                            + Connection.TRANSACTION_READ_COMMITTED + "), the default of H2 and PostgreSQL");
-                }
-            } catch (SQLException e) {
-                throw new StoreUnavailableException("Toolgate store unavailable: cannot inspect a connection", e);
-            }
-        }
-
-        private static String rootMessage(Throwable e) {
-            Throwable root = e;
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
-            return root.getMessage();
-        }
-
-        /**
-         * The URL of an embedded H2 file database on H2's {@code async:} file system, which no interrupt
-         * can close; any other URL as it is. On H2's default file system ({@code file:}, or no prefix) the
-         * file is a {@code FileChannel}, and a thread interrupted while H2 reads or writes it (a tool's
-         * timeout, a host's {@code shutdownNow}, an HTTP watchdog) closes the channel for every thread: H2
-         * then closes the database and every call fails until it is reopened, and a commit in flight
-         * fails. {@code async:} reads and writes the same file through an {@code AsynchronousFileChannel}
-         * and keeps the waiting thread's interrupt for its own code. An explicit file system prefix
-         * ({@code nio:}, {@code retry:}, {@code split:}...) is the host's choice and kept, and so is a
-         * URL with {@code AUTO_SERVER=TRUE} (other processes reach that database under its plain name).
-         */
+        /** See {@link JdbcUrls#interruptSafe}. */
         static String interruptSafe(String url) {
-            String prefix = "jdbc:h2:";
-            if (!url.regionMatches(true, 0, prefix, 0, prefix.length())
-                    || url.toUpperCase(Locale.ROOT).replace(" ", "").contains(";AUTO_SERVER=TRUE")) {
-                return url;
-            }
-            String name = url.substring(prefix.length());
-            if (name.regionMatches(true, 0, "file:", 0, 5)) {
-                return prefix + "async:" + name.substring(5);
-            }
-            int settings = name.indexOf(';');
-            String path = settings < 0 ? name : name.substring(0, settings);
-            // as H2 reads a name: a scheme is what precedes a colon at index 2 or later (C:/ is a drive)
-            return path.indexOf(':') < 2 && !path.isEmpty() ? prefix + "async:" + name : url;
+            return JdbcUrls.interruptSafe(url);
         }
 
-        /**
-         * The URL with H2's {@code PAGE_SIZE} set to {@value JdbcStore#H2_PAGE_SIZE} bytes when it is an
-         * embedded file URL on H2's {@code async:} file system (what {@link #interruptSafe} makes of a file
-         * URL) that names no page size; any other URL as it is. The page size is where H2 splits a B-tree page,
-         * and a commit writes a new copy of each page it touched: for a governed call, a leaf and its path
-         * to the root in each of the call table's 12 B-trees. With H2's 16 KB, the MCP load benchmark's H2
-         * file grew by 23.6 KB per call with the compaction off, with 4 KB by 13.9 KB, at the same
-         * calls per second; so the compaction has 40% less to rewrite (see the module's README). With it,
-         * {@code ANALYZE_AUTO=0}: no automatic table statistics inside a caller's commit.
-         */
+        /** See {@link JdbcUrls#smallPages}. */
         static String smallPages(String url) {
-            if (!url.regionMatches(true, 0, "jdbc:h2:async:", 0, 14)
-                    || url.toUpperCase(Locale.ROOT).replace(" ", "").contains(";PAGE_SIZE=")) {
-                return url;
-            }
-            // ANALYZE_AUTO=0: H2's automatic ANALYZE runs inside a caller's commit after the commit itself, and
-            // scanning while chunks are freed it can fail with "Chunk N not found" (h2database #4383): the
-            // MCP soak saw a committed insert reported as failed
-            return url + ";PAGE_SIZE=" + H2_PAGE_SIZE + ";ANALYZE_AUTO=0";
+            return JdbcUrls.smallPages(url);
         }
 
-        /** A URL without credentials, for logs. */
+        /** A URL without credentials, for logs (see {@link JdbcUrls#redact}). */
         static String redact(String url) {
-            return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+            return JdbcUrls.redact(url);
         }
     }
 }

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -25,7 +24,6 @@ final class OperationReader {
 
     static final List<String> METHODS = List.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
     private static final Pattern NAME_CHARS = Pattern.compile("[^A-Za-z0-9_.-]");
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\{([^{}/]*)}");
     private static final Pattern HEADER_TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}");
     private static final int MAX_NAME = 120;
     private static final int MAX_DESCRIPTION = 4000;
@@ -128,7 +126,7 @@ final class OperationReader {
         int fragment = documentPath.indexOf('#');
         String path = fragment < 0 ? documentPath : documentPath.substring(0, fragment);
         URI server = server(op, item, where);
-        List<String> placeholders = checkTemplate(path, server, where);
+        List<String> placeholders = PathTemplates.checkTemplate(path, server, where);
         SchemaConverter schemas = new SchemaConverter(document);
 
         Map<String, Parameter> declared = new LinkedHashMap<>();
@@ -316,66 +314,6 @@ final class OperationReader {
             url = url.replace("{" + variable.getKey() + "}", variable.getValue().path("default").asString(""));
         }
         return url;
-    }
-
-    /** The placeholders of a path template, after checking the template cannot leave the server. */
-    private static List<String> checkTemplate(String path, URI server, String where) {
-        if (!path.startsWith("/") || path.startsWith("//") || path.contains("?")
-                || path.contains("\\") || path.chars().anyMatch(c -> c < 0x21 || c == 0x7f)) {
-            throw new OpenApiDocumentException(where, "the path '" + ParsedDocument.shorten(path)
-                    + "' is not a plain absolute path");
-        }
-        List<String> placeholders = new ArrayList<>();
-        Matcher matcher = PLACEHOLDER.matcher(path);
-        StringBuilder sample = new StringBuilder();
-        while (matcher.find()) {
-            placeholders.add(matcher.group(1));
-            matcher.appendReplacement(sample, "x");
-        }
-        matcher.appendTail(sample);
-        for (String segment : sample.toString().split("/", -1)) {
-            if (segment.contains("{") || segment.contains("}")) {
-                throw new OpenApiDocumentException(where, "the path '" + ParsedDocument.shorten(path)
-                        + "' has a broken placeholder");
-            }
-            // as a server may read the segment: percent-decoded (%2e%2e, %2F), and without ;parameters (..;)
-            String decoded = decoded(segment);
-            String name = decoded.split(";", 2)[0];
-            if (name.equals(".") || name.equals("..") || decoded.indexOf('/') >= 0 || decoded.indexOf('\\') >= 0) {
-                throw new OpenApiDocumentException(where, "the path '" + ParsedDocument.shorten(path)
-                        + "' has a dot segment or an encoded slash");
-            }
-        }
-        try {
-            Servers.checkUnder(server, URI.create(server + sample.toString()));
-        } catch (IllegalArgumentException e) {
-            throw new OpenApiDocumentException(where, "the path '" + ParsedDocument.shorten(path) + "' " + e.getMessage());
-        }
-        return placeholders;
-    }
-
-    /** A path segment percent-decoded until it no longer changes (at most three times); bad escapes stay. */
-    private static String decoded(String segment) {
-        String text = segment;
-        for (int round = 0; round < 3 && text.indexOf('%') >= 0; round++) {
-            StringBuilder out = new StringBuilder(text.length());
-            for (int i = 0; i < text.length(); i++) {
-                char c = text.charAt(i);
-                int high = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
-                int low = high >= 0 ? Character.digit(text.charAt(i + 2), 16) : -1;
-                if (c == '%' && low >= 0) {
-                    out.append((char) (high * 16 + low));
-                    i += 2;
-                } else {
-                    out.append(c);
-                }
-            }
-            if (out.toString().equals(text)) {
-                break;
-            }
-            text = out.toString();
-        }
-        return text;
     }
 
     private void collect(JsonNode list, String where, Map<String, Parameter> into) {

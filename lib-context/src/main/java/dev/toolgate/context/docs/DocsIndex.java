@@ -9,15 +9,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The host's Markdown documentation, indexed once at start-up for the {@link DocsTools docs tools}:
@@ -84,11 +80,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class DocsIndex {
 
-    /** The logger, made when first used: loading a prebuilt index does not start slf4j. */
-    private static final class Log {
-        static final Logger LOG = LoggerFactory.getLogger(DocsIndex.class);
-    }
-
     /** The section of pages at the top of the docs folder. */
     public static final String ROOT_SECTION = "(root)";
 
@@ -149,22 +140,6 @@ public final class DocsIndex {
      * the section's own heading (or its parent heading).
      */
     record Postings(int[] units, float[] tf, boolean[] inHeading) {
-    }
-
-    /** An index built from parsed pages: the pages as given, ranked now. */
-    private static DocsIndex built(int maxPageBytes, List<Markdown.Parsed> parsed, String[] sourcePaths,
-                                   byte[][] sourceHashes) {
-        List<DocPage> pages = new ArrayList<>(parsed.size());
-        String[] bodies = new String[parsed.size()];
-        List<List<Markdown.Section>> sectionsOfPages = new ArrayList<>(parsed.size());
-        for (Markdown.Parsed p : parsed) {
-            bodies[pages.size()] = p.body();
-            pages.add(p.page());
-            sectionsOfPages.add(p.sections());
-        }
-        Ranker.Built ranked = Ranker.build(parsed);
-        return new DocsIndex(maxPageBytes, pages, bodies, sectionsOfPages, ranked.units(), ranked.postings(),
-                sourcePaths, sourceHashes);
     }
 
     /** An index of pages already parsed and ranked: built now, or read from a prebuilt file as written. */
@@ -231,29 +206,7 @@ public final class DocsIndex {
                                                                      java.time.Duration wait) {
         Objects.requireNonNull(build, "build");
         Objects.requireNonNull(wait, "wait");
-        java.util.concurrent.CompletableFuture<DocsIndex> future = new java.util.concurrent.CompletableFuture<>();
-        Thread builder = new Thread(() -> {
-            try {
-                future.complete(build.get());
-            } catch (RuntimeException | Error e) {
-                future.completeExceptionally(e);
-            }
-        }, "toolgate-docs-index");
-        builder.setDaemon(true);
-        builder.start();
-        return () -> {
-            try {
-                return future.get(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new IllegalStateException("the documentation index is still building after " + wait.toMillis() + " ms");
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException("the documentation index could not be built: " + e.getCause().getMessage(),
-                        e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the documentation index");
-            }
-        };
+        return BackgroundIndex.start(build, wait);
     }
 
     /**
@@ -270,7 +223,7 @@ public final class DocsIndex {
      */
     public void writeTo(OutputStream out) throws IOException {
         Objects.requireNonNull(out, "out");
-        Prebuilt.write(this, out);
+        PrebuiltWriter.write(this, out);
     }
 
     /**
@@ -400,39 +353,7 @@ public final class DocsIndex {
             return Optional.empty();
         }
         int p = pageIndex(page);
-        List<Markdown.Section> sections = pageSections.get(p);
-        String wanted = heading.strip();
-        for (int i = 0; i < sections.size(); i++) {
-            Markdown.Section section = sections.get(i);
-            if (section.heading() == null || !section.heading().equalsIgnoreCase(wanted)) {
-                continue;
-            }
-            int end = bodies[p].length();
-            int next = sections.size();
-            for (int j = i + 1; j < sections.size(); j++) {
-                if (sections.get(j).level() <= section.level()) {
-                    end = sections.get(j).start();
-                    next = j;
-                    break;
-                }
-            }
-            String text = bodies[p].substring(section.start(), end);
-            boolean truncated = Markdown.tooLong(text, maxPageBytes);
-            if (truncated) {
-                text = Markdown.cut(text, maxPageBytes);
-            }
-            // what is left to read: sub-sections cut off here, and later sections the page's content does not show
-            List<String> rest = new ArrayList<>();
-            int shownEnd = section.start() + text.length();
-            for (int j = i + 1; j < sections.size(); j++) {
-                Markdown.Section later = sections.get(j);
-                if (later.heading() != null && later.end() > (j >= next ? page.content().length() : shownEnd)) {
-                    rest.add(later.heading());
-                }
-            }
-            return Optional.of(new DocSection(page.slug(), section.heading(), text, truncated, rest));
-        }
-        return Optional.empty();
+        return SectionCut.section(page, bodies[p], pageSections.get(p), heading, maxPageBytes);
     }
 
     /**
@@ -444,13 +365,7 @@ public final class DocsIndex {
         if (!page.truncated() || bySlug.get(page.slug()) != page) {
             return List.of();
         }
-        List<String> rest = new ArrayList<>();
-        for (Markdown.Section section : pageSections.get(pageIndex(page))) {
-            if (section.heading() != null && section.end() > page.content().length()) {
-                rest.add(section.heading());
-            }
-        }
-        return rest;
+        return SectionCut.unread(page, pageSections.get(pageIndex(page)));
     }
 
     private int pageIndex(DocPage page) {
@@ -515,7 +430,7 @@ public final class DocsIndex {
      */
     public static final class Builder {
 
-        private final List<Object> sources = new ArrayList<>();
+        private final List<IndexBuild.SourceSupplier> sources = new ArrayList<>();
         private int maxPageBytes = DEFAULT_MAX_PAGE_BYTES;
 
         private Builder() {
@@ -544,24 +459,14 @@ public final class DocsIndex {
         public Builder classpath(String folder, ClassLoader loader) {
             String normalized = DocSources.normalizeFolder(folder);
             Objects.requireNonNull(loader, "loader");
-            sources.add(new SourceSupplier() { // no lambdas on the start-up path: each costs a bootstrap
-                @Override
-                public List<DocSources.Source> get() {
-                    return DocSources.classpath(normalized, loader);
-                }
-            });
+            sources.add(IndexBuild.classpath(normalized, loader));
             return this;
         }
 
         /** Adds the {@code .md} files under a directory. */
         public Builder directory(Path root) {
             Objects.requireNonNull(root, "root");
-            sources.add(new SourceSupplier() {
-                @Override
-                public List<DocSources.Source> get() {
-                    return DocSources.directory(root);
-                }
-            });
+            sources.add(IndexBuild.directory(root));
             return this;
         }
 
@@ -570,101 +475,13 @@ public final class DocsIndex {
          * {@code .md}, relative to the docs folder).
          */
         public Builder page(String path, String markdown) {
-            Objects.requireNonNull(path, "path");
-            Objects.requireNonNull(markdown, "markdown");
-            String p = path.replace('\\', '/');
-            while (p.startsWith("/")) {
-                p = p.substring(1);
-            }
-            if (!p.toLowerCase(Locale.ROOT).endsWith(".md") || p.length() <= 3) {
-                throw new IllegalArgumentException("a page path ends in .md: " + path);
-            }
-            String finalPath = p;
-            DocSources.Source source = new DocSources.Source(finalPath, markdown, "page ".concat(finalPath));
-            sources.add(new SourceSupplier() {
-                @Override
-                public List<DocSources.Source> get() {
-                    return List.of(source);
-                }
-            });
+            sources.add(IndexBuild.page(path, markdown));
             return this;
         }
 
         /** Reads the sources and builds the index. */
         public DocsIndex build() {
-            long started = System.nanoTime();
-            Map<String, DocSources.Source> byPath = new LinkedHashMap<>();
-            for (Object source : sources) {
-                for (DocSources.Source file : ((SourceSupplier) source).get()) {
-                    DocSources.Source earlier = byPath.putIfAbsent(file.path(), file);
-                    if (earlier != null) {
-                        Log.LOG.warn("Docs page {} from {} is shadowed by the same path from {}", file.path(), file.origin(),
-                                earlier.origin());
-                    }
-                }
-            }
-            List<Map.Entry<String, DocSources.Source>> bySlug = new ArrayList<>(slugs(byPath.values()).entrySet());
-            int budget = maxPageBytes;
-            int indexed = Math.max(INDEXED_BYTES, maxPageBytes);
-            // one by one in slug order: at start-up (a cold JVM) a parallel stream costs more than it saves
-            List<Markdown.Parsed> pages = new ArrayList<>(bySlug.size());
-            for (Map.Entry<String, DocSources.Source> entry : bySlug) {
-                String path = entry.getValue().path();
-                int slash = path.indexOf('/');
-                String section = slash < 0 ? ROOT_SECTION : path.substring(0, slash);
-                pages.add(Markdown.parse(entry.getKey(), section, entry.getValue().text(), budget, indexed));
-            }
-            TreeMap<String, DocSources.Source> sorted = new TreeMap<>(byPath);
-            String[] sourcePaths = new String[sorted.size()];
-            byte[][] sourceHashes = new byte[sorted.size()][];
-            int s = 0;
-            java.security.MessageDigest sha256 = Prebuilt.sha256();
-            for (DocSources.Source file : sorted.values()) {
-                sourcePaths[s] = file.path();
-                sourceHashes[s++] = sha256.digest(file.text().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            }
-            DocsIndex index = built(maxPageBytes, pages, sourcePaths, sourceHashes);
-            if (Log.LOG.isDebugEnabled()) {
-                Log.LOG.debug("Indexed {} docs pages ({} sections, {} terms) in {} ms", pages.size(), index.units.length,
-                        index.postings.size(), (System.nanoTime() - started) / 1_000_000);
-            }
-            return index;
+            return IndexBuild.build(sources, maxPageBytes);
         }
-
-        private static Map<String, DocSources.Source> slugs(Iterable<DocSources.Source> files) {
-            TreeMap<String, DocSources.Source> bySlug = new TreeMap<>();
-            List<DocSources.Source> readmes = new ArrayList<>();
-            for (DocSources.Source file : files) {
-                String path = withoutExtension(file.path());
-                int slash = path.lastIndexOf('/');
-                String name = path.substring(slash + 1).toLowerCase(Locale.ROOT);
-                if (slash > 0 && (name.equals("readme") || name.equals("index"))) {
-                    readmes.add(file);
-                } else {
-                    bySlug.put(path, file);
-                }
-            }
-            for (DocSources.Source file : readmes) {
-                String path = withoutExtension(file.path());
-                String folder = path.substring(0, path.lastIndexOf('/'));
-                if (!bySlug.containsKey(folder)) {
-                    bySlug.put(folder, file);
-                } else if (!bySlug.containsKey(path)) {
-                    bySlug.put(path, file);
-                } else {
-                    Log.LOG.warn("Docs page {} from {} has no free slug and is skipped", file.path(), file.origin());
-                }
-            }
-            return bySlug;
-        }
-
-        private static String withoutExtension(String path) {
-            return path.substring(0, path.length() - 3);
-        }
-    }
-
-    @FunctionalInterface
-    private interface SourceSupplier {
-        List<DocSources.Source> get();
     }
 }

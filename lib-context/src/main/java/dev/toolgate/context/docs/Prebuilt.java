@@ -2,15 +2,11 @@ package dev.toolgate.context.docs;
 
 import dev.toolgate.context.docs.DocsIndex.Postings;
 import dev.toolgate.context.docs.DocsIndex.Unit;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,8 +15,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.zip.CRC32;
 
 /**
  * The prebuilt index file of {@link DocsIndex#writeTo} and {@link DocsIndex#readFrom}. Big-endian throughout:
@@ -45,11 +39,10 @@ import java.util.zip.CRC32;
  */
 final class Prebuilt {
 
-
     static final byte[] MAGIC = "TGDOCIDX".getBytes(StandardCharsets.US_ASCII);
     static final int VERSION = 1;
     static final int DIGEST_BYTES = 32;
-    private static final int HEADER_BYTES = MAGIC.length + 4 + DIGEST_BYTES + 4;
+    static final int HEADER_BYTES = MAGIC.length + 4 + DIGEST_BYTES + 4;
 
     private Prebuilt() {
     }
@@ -78,117 +71,6 @@ final class Prebuilt {
         return digest.digest();
     }
 
-    static void write(DocsIndex index, OutputStream out) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 20);
-        DataOutputStream data = new DataOutputStream(bytes);
-        String[] paths = index.sourcePaths();
-        byte[][] hashes = index.sourceHashes();
-        data.writeInt(paths.length);
-        for (int i = 0; i < paths.length; i++) {
-            string(data, paths[i]);
-            data.write(hashes[i]);
-        }
-        data.writeInt(index.maxPageBytes());
-        List<DocPage> pages = index.pages();
-        data.writeInt(pages.size());
-        Unit[] units = index.units();
-        int u = 0;
-        for (int p = 0; p < pages.size(); p++) {
-            DocPage page = pages.get(p);
-            String body = index.body(p);
-            if (!body.startsWith(page.content())) {
-                throw new IllegalStateException("page " + page.slug() + ": its content is not a prefix of its body");
-            }
-            string(data, page.slug());
-            string(data, page.section());
-            string(data, page.title());
-            string(data, page.description());
-            data.writeInt(page.content().length());
-            data.writeByte(page.truncated() ? 1 : 0);
-            List<Markdown.Section> sections = index.sectionsOf(p);
-            data.writeInt(sections.size());
-            for (Markdown.Section section : sections) {
-                Unit unit = units[u++];
-                if (unit.page() != p || unit.start() != section.start() || unit.end() != section.end()) {
-                    throw new IllegalStateException("page " + page.slug() + ": its sections and units differ");
-                }
-                string(data, section.heading());
-                string(data, section.parent());
-                data.writeByte(section.level());
-                data.writeInt(section.start());
-                data.writeInt(section.end());
-                data.writeInt(unit.bodyStart());
-            }
-        }
-        if (u != units.length) {
-            throw new IllegalStateException("the index has " + units.length + " units for " + u + " sections");
-        }
-        for (int p = 0; p < pages.size(); p++) {
-            string(data, index.body(p));
-        }
-        TreeMap<String, Postings> sorted = new TreeMap<>(index.postings());
-        data.writeInt(sorted.size());
-        StringBuilder terms = new StringBuilder();
-        long total = 0;
-        for (Map.Entry<String, Postings> entry : sorted.entrySet()) {
-            terms.append(entry.getKey()).append('\n');
-            total += entry.getValue().units().length;
-        }
-        string(data, terms.toString());
-        for (Postings list : sorted.values()) {
-            data.writeInt(list.units().length);
-        }
-        data.writeInt(Math.toIntExact(total));
-        for (Postings list : sorted.values()) {
-            for (int unit : list.units()) {
-                data.writeInt(unit);
-            }
-        }
-        for (Postings list : sorted.values()) {
-            for (float tf : list.tf()) {
-                data.writeFloat(tf);
-            }
-        }
-        for (Postings list : sorted.values()) {
-            for (boolean inHeading : list.inHeading()) {
-                data.writeByte(inHeading ? 1 : 0);
-            }
-        }
-        data.flush();
-        byte[] payload = bytes.toByteArray();
-        ByteArrayOutputStream header = new ByteArrayOutputStream(HEADER_BYTES);
-        DataOutputStream head = new DataOutputStream(header);
-        head.write(MAGIC);
-        head.writeInt(VERSION);
-        head.write(digest(paths, hashes));
-        head.writeInt(payload.length);
-        head.flush();
-        CRC32 crc = new CRC32();
-        crc.update(header.toByteArray(), MAGIC.length, HEADER_BYTES - MAGIC.length);
-        crc.update(payload);
-        DataOutputStream file = new DataOutputStream(out);
-        file.write(header.toByteArray());
-        file.write(payload);
-        file.writeLong(crc.getValue());
-        file.flush();
-    }
-
-    private static void string(DataOutputStream data, String text) throws IOException {
-        if (text == null) {
-            data.writeInt(-1);
-            return;
-        }
-        boolean latin1 = true;
-        for (int i = 0; i < text.length() && latin1; i++) {
-            latin1 = text.charAt(i) <= 0xFF;
-        }
-        // Latin-1 loads as a plain copy; UTF-8 decoding runs interpreted on a cold JVM
-        byte[] bytes = text.getBytes(latin1 ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
-        data.writeInt(bytes.length);
-        data.writeByte(latin1 ? 0 : 1);
-        data.write(bytes);
-    }
-
     /**
      * Reads a whole file; every inconsistency is an {@link IllegalArgumentException}. The file streams through a
      * small buffer into the index's own arrays: on a cold JVM fresh memory is dear, so nothing is held twice.
@@ -213,7 +95,7 @@ final class Prebuilt {
             if (payloadLength < 0) {
                 throw corrupt("its header announces " + payloadLength + " payload bytes");
             }
-            Input input = new Input(in, payloadLength);
+            PrebuiltInput input = new PrebuiltInput(in, payloadLength);
             input.crc.update(header, MAGIC.length, HEADER_BYTES - MAGIC.length);
             DocsIndex index;
             try {
@@ -241,156 +123,7 @@ final class Prebuilt {
         }
     }
 
-    /**
-     * The payload, read through one buffer: every byte consumed goes into the CRC when the buffer is refilled or
-     * finished, and nothing past the announced payload is read.
-     */
-    private static final class Input {
-        private final InputStream in;
-        private final byte[] buffer = new byte[64 * 1024];
-        private final ByteBuffer view = ByteBuffer.wrap(buffer);
-        final CRC32 crc = new CRC32();
-        private int position;
-        private int limit;
-        private long unread;
-
-        Input(InputStream in, int payloadLength) {
-            this.in = in;
-            this.unread = payloadLength;
-        }
-
-        /** Payload bytes not consumed yet. */
-        long remaining() {
-            return unread + (limit - position);
-        }
-
-        /** Makes {@code n} (at most the buffer's size) bytes available. */
-        private void need(int n) throws IOException {
-            if (limit - position >= n) {
-                return;
-            }
-            if (remaining() < n) {
-                throw new IllegalArgumentException("prebuilt docs index truncated: its content ends early");
-            }
-            crc.update(buffer, 0, position);
-            int kept = limit - position;
-            System.arraycopy(buffer, position, buffer, 0, kept);
-            position = 0;
-            limit = kept;
-            int wanted = (int) Math.min(buffer.length - kept, unread);
-            int read = in.readNBytes(buffer, kept, wanted);
-            unread -= read;
-            limit += read;
-            if (read < wanted || limit < n) {
-                throw new IllegalArgumentException("prebuilt docs index truncated: the header announces more "
-                        + "payload bytes than the file holds");
-            }
-        }
-
-        /** The CRC of everything consumed. */
-        long finish() {
-            crc.update(buffer, 0, position);
-            crc.update(buffer, position, limit - position);
-            position = limit;
-            return crc.getValue();
-        }
-
-        int getInt() throws IOException {
-            need(4);
-            int value = view.getInt(position);
-            position += 4;
-            return value;
-        }
-
-        byte get() throws IOException {
-            need(1);
-            return buffer[position++];
-        }
-
-        void get(byte[] into) throws IOException {
-            get(into, into.length);
-        }
-
-        /** Reads {@code count} bytes into the start of {@code into}. */
-        void get(byte[] into, int count) throws IOException {
-            int done = 0;
-            while (done < count) {
-                need(1);
-                int n = Math.min(count - done, limit - position);
-                System.arraycopy(buffer, position, into, done, n);
-                position += n;
-                done += n;
-            }
-        }
-
-        void getInts(int[] into) throws IOException {
-            int done = 0;
-            while (done < into.length) {
-                need(4);
-                int n = Math.min(into.length - done, (limit - position) / 4);
-                view.position(position);
-                view.asIntBuffer().get(into, done, n);
-                position += 4 * n;
-                done += n;
-            }
-        }
-
-        void getFloats(float[] into) throws IOException {
-            int done = 0;
-            while (done < into.length) {
-                need(4);
-                int n = Math.min(into.length - done, (limit - position) / 4);
-                view.position(position);
-                view.asFloatBuffer().get(into, done, n);
-                position += 4 * n;
-                done += n;
-            }
-        }
-
-        String string(boolean nullable) throws IOException {
-            int length = getInt();
-            if (length == -1 && nullable) {
-                return null;
-            }
-            if (length < 0 || length >= remaining()) {
-                throw corrupt("a string of " + length + " bytes with " + remaining() + " left");
-            }
-            byte encoding = get();
-            if (encoding != 0 && encoding != 1) {
-                throw corrupt("a string's encoding is " + encoding);
-            }
-            Charset charset = encoding == 0 ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8;
-            if (length <= buffer.length) {
-                need(length);
-                String text = new String(buffer, position, length, charset);
-                position += length;
-                return text;
-            }
-            byte[] bytes = new byte[length];
-            get(bytes);
-            return new String(bytes, charset);
-        }
-
-        boolean flag() throws IOException {
-            byte b = get();
-            if (b != 0 && b != 1) {
-                throw corrupt("a flag is " + b);
-            }
-            return b == 1;
-        }
-
-        /** A count of items each at least {@code minBytes} long: never more than the bytes left could hold. */
-        int count(int minBytes, String what) throws IOException {
-            int count = getInt();
-            if (count < 0 || (long) count * minBytes > remaining()) {
-                throw corrupt("it announces " + count + " " + what + ", more than its " + remaining()
-                        + " remaining bytes hold");
-            }
-            return count;
-        }
-    }
-
-    private static DocsIndex payload(Input input) throws IOException {
+    private static DocsIndex payload(PrebuiltInput input) throws IOException {
         int sourceCount = input.count(4 + DIGEST_BYTES, "sources");
         String[] paths = new String[sourceCount];
         byte[][] hashes = new byte[sourceCount][DIGEST_BYTES];
@@ -542,7 +275,7 @@ final class Prebuilt {
         return out;
     }
 
-    private static IllegalArgumentException corrupt(String what) {
+    static IllegalArgumentException corrupt(String what) {
         return new IllegalArgumentException("prebuilt docs index corrupt: " + what);
     }
 }

@@ -15,24 +15,16 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * A soak with pass/fail checks: starts the demo MCP server ({@link McpDemoServer}, Streamable HTTP, no
@@ -97,8 +89,8 @@ import java.util.stream.Stream;
  */
 public final class McpSoakCheck {
 
-    private static final String TOKEN = "carol-token";
-    private static final String[] CALLS = {
+    static final String TOKEN = "carol-token";
+    static final String[] CALLS = {
         "{\"name\":\"docs.searchDocs\",\"arguments\":{\"query\":\"roll back a durable run\"}}",
         "{\"name\":\"catalog.listSystems\",\"arguments\":{}}",
         "{\"name\":\"docs.getDoc\",\"arguments\":{\"slug\":\"lib-jdbc\"}}",
@@ -107,9 +99,6 @@ public final class McpSoakCheck {
     };
     private static final String FINAL_CALL = "{\"name\":\"catalog.listSystems\",\"arguments\":{}}";
     private static final String PG_SCHEMA = "toolgate_soak";
-    private static final double FLAT_FROM = 0.2;
-    private static final double HEAP_FACTOR = 1.25;
-    private static final long HEAP_SLACK_MB = 8;
     /** The in-memory store's finished-call cap in a run under 100 s: reached in its first seconds. */
     private static final int SHORT_RUN_MEMORY_CAP = 2_000;
     /** The H2 file at the end of the load may be at most this many times its live data. */
@@ -118,9 +107,6 @@ public final class McpSoakCheck {
     private static final long SETTLE_MS = Long.getLong("soak.settle-ms", 10_000);
     /** How often the H2 files are measured after the load. */
     private static final long SETTLE_SAMPLE_MS = 250;
-    private static final Pattern LISTENING = Pattern.compile("Toolgate demo MCP server on (http://\\S+)");
-    private static final Pattern FULL_GC = Pattern.compile("GC\\((\\d+)\\) Pause Full \\(Diagnostic Command\\) \\d+M->\\d+M");
-    private static final Pattern HEAP_USED = Pattern.compile("GC\\((\\d+)\\)\\s+garbage-first heap\\s+total \\d+K, used (\\d+)K");
 
     /** Parsed options. */
     record Options(int seconds, int clients, List<String> stores, String pgUrl, String xmx, int sampleSeconds,
@@ -176,10 +162,6 @@ public final class McpSoakCheck {
             return new Options(seconds, clients, stores, pgUrl, values.getOrDefault("--xmx", "256m"), sample, parallel,
                     memoryCap, retention);
         }
-    }
-
-    /** One heap sample: seconds into the run, calls made by then, heap after the full GC in KB. */
-    private record HeapSample(long seconds, long calls, long heapKb) {
     }
 
     private final Options options;
@@ -284,7 +266,7 @@ public final class McpSoakCheck {
         List<long[]> diskAfterLoad = new ArrayList<>(); // {ms since the load stopped, bytes}, every 250 ms after it
         long loadStopped = 0;
         try {
-            URI endpoint = awaitEndpoint(server, serverLog);
+            URI endpoint = SoakChild.awaitEndpoint(server, serverLog);
             out.printf(Locale.ROOT, "%nsoak %s: %s, %d clients, %d s, server pid %d with -Xmx%s at %s; heap after a full GC"
                             + " (jcmd GC.run) every %d s%n", store,
                     db.startsWith("jdbc:postgresql") ? "PostgreSQL schema " + PG_SCHEMA : db, options.clients(),
@@ -294,8 +276,8 @@ public final class McpSoakCheck {
                         + " calls were made%n", options.memoryCap());
             }
             out.println("     t     calls  errors   p50 ms   p99 ms  heap MB   rss MB   disk MB");
-            Load load = new Load(endpoint, options.clients(), out);
-            List<HeapSample> heap = new ArrayList<>();
+            SoakLoad load = new SoakLoad(endpoint, options.clients(), out);
+            List<SoakHeap.HeapSample> heap = new ArrayList<>();
             long started = System.nanoTime();
             load.start();
             long lastCalls = 0;
@@ -320,20 +302,20 @@ public final class McpSoakCheck {
                 }
                 long calls = load.calls.get();
                 List<Long> window = load.drainLatencies();
-                long heapKb = fullGc(jcmd, server.pid(), gcLog, out);
+                long heapKb = SoakChild.fullGc(jcmd, server.pid(), gcLog, out);
                 if (heapKb >= 0) {
-                    heap.add(new HeapSample(elapsed, calls, heapKb));
+                    heap.add(new SoakHeap.HeapSample(elapsed, calls, heapKb));
                 }
                 out.printf(Locale.ROOT, "%6d %9d %7d %8.1f %8.1f %8s %8s %9s%n", elapsed, calls - lastCalls,
                         load.errors.get(), percentile(window, 0.50), percentile(window, 0.99),
-                        heapKb < 0 ? "?" : String.format(Locale.ROOT, "%.1f", heapKb / 1024.0), rssMb(server.pid()),
+                        heapKb < 0 ? "?" : String.format(Locale.ROOT, "%.1f", heapKb / 1024.0), SoakChild.rssMb(server.pid()),
                         diskMb(store, dir, pg));
                 if (store.equals("h2")) {
                     diskAtEndOfLoad = McpLoadBenchmark.directorySize(dir.resolve("db"));
                 }
                 lastCalls = calls;
                 if (target >= end) {
-                    if (cap > 0 && heapWindow(heap, options.seconds(), cap).size() < 2 && System.nanoTime() < longest) {
+                    if (cap > 0 && SoakHeap.heapWindow(heap, options.seconds(), cap).size() < 2 && System.nanoTime() < longest) {
                         if (!extended) {
                             extended = true;
                             out.printf(Locale.ROOT, "the clients made %,d calls in %d s, the heap check needs two samples"
@@ -367,7 +349,7 @@ public final class McpSoakCheck {
             out.println("check errors:    " + errorCheck + (clean ? " ... ok" : " ... FAILED"));
 
             // heap
-            String heapCheck = heapCheck(heap, options.seconds(), cap, calls);
+            String heapCheck = SoakHeap.heapCheck(heap, options.seconds(), cap, calls);
             out.println("check heap:      " + heapCheck);
             if (heapCheck.endsWith("FAILED")) {
                 failures.add("heap after a full GC not flat: " + heapCheck.substring(0, heapCheck.lastIndexOf(" ...")));
@@ -407,7 +389,7 @@ public final class McpSoakCheck {
                         x[1] / 1048576.0)).collect(Collectors.joining(", ")));
             }
         } finally {
-            stop(server);
+            SoakChild.stop(server);
             Runtime.getRuntime().removeShutdownHook(reaper);
             if (pg != null) {
                 pg.close();
@@ -423,7 +405,7 @@ public final class McpSoakCheck {
             }
         }
         if (failures.isEmpty()) {
-            deleteTree(dir, out);
+            SoakChild.deleteTree(dir, out);
             if (store.equals("postgres")) {
                 try (Connection c = DriverManager.getConnection(options.pgUrl()); Statement drop = c.createStatement()) {
                     drop.execute("DROP SCHEMA IF EXISTS " + PG_SCHEMA + " CASCADE");
@@ -434,192 +416,6 @@ public final class McpSoakCheck {
         out.println("server log, GC log and files kept in " + dir
                 + (store.equals("postgres") ? ", the tables in schema " + PG_SCHEMA : ""));
         return String.join("; ", failures);
-    }
-
-    /**
-     * The heap check; {@code cap} > 0 (the in-memory store's finished-call cap) starts the window no
-     * earlier than the first sample by which that many calls were made: until then the store grows by
-     * design.
-     */
-    private static String heapCheck(List<HeapSample> heap, double seconds, int cap, long callsMade) {
-        long from = (long) Math.ceil(seconds * FLAT_FROM);
-        List<HeapSample> window = heapWindow(heap, seconds, cap);
-        if (window.size() < 2) {
-            String why = cap > 0 && callsMade < cap
-                    ? String.format(Locale.ROOT, ": the clients made only %,d calls, fewer than the store's cap of %,d"
-                            + " finished calls (a smaller --memory-cap reaches it sooner)", callsMade, cap)
-                    : (cap > 0 ? String.format(Locale.ROOT, " after the store's cap of %,d finished calls was reached", cap)
-                            : "") + ": jcmd GC.run failed, or took longer than the run allows on this machine"
-                            + " (see --sample-seconds)";
-            return "only " + window.size() + " heap sample(s) from " + from + " s on" + why + " ... FAILED";
-        }
-        HeapSample first = window.get(0);
-        HeapSample last = window.get(window.size() - 1);
-        double firstMb = first.heapKb() / 1024.0;
-        double lastMb = last.heapKb() / 1024.0;
-        double limit = firstMb * HEAP_FACTOR + HEAP_SLACK_MB;
-        double maxMb = window.stream().mapToLong(HeapSample::heapKb).max().orElseThrow() / 1024.0;
-        long callsInWindow = last.calls() - first.calls();
-        String growth = callsInWindow < 1 ? "" : String.format(Locale.ROOT, "; %+.0f bytes per call over the %d calls in between",
-                (last.heapKb() - first.heapKb()) * 1024.0 / callsInWindow, callsInWindow);
-        return String.format(Locale.ROOT, "%.1f MB at %d s (the first sample from %d%% of the run) -> %.1f MB at %d s (max %.1f MB%s);"
-                        + " limit %.1f x %.2f + %d = %.1f MB", firstMb, first.seconds(), Math.round(FLAT_FROM * 100),
-                lastMb, last.seconds(), maxMb, growth, firstMb, HEAP_FACTOR, HEAP_SLACK_MB, limit)
-                + (lastMb <= limit ? " ... ok" : " ... FAILED");
-    }
-
-    /**
-     * The samples the heap check compares: from 20% of the run on and, for the in-memory store ({@code cap}
-     * > 0), once the clients made as many calls as the store keeps.
-     */
-    private static List<HeapSample> heapWindow(List<HeapSample> heap, double seconds, int cap) {
-        long from = (long) Math.ceil(seconds * FLAT_FROM);
-        return heap.stream().filter(s -> s.seconds() >= from && s.calls() >= cap).toList();
-    }
-
-    /** The clients: each one session on its own connection, calling in a loop until stopped. */
-    private static final class Load {
-        final AtomicLong calls = new AtomicLong();
-        final AtomicLong errors = new AtomicLong();
-        final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
-        final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
-        private final List<Thread> threads = new ArrayList<>();
-        private final PrintStream out;
-        private volatile boolean stopping;
-
-        Load(URI endpoint, int clients, PrintStream out) {
-            this.out = out;
-            for (int c = 0; c < clients; c++) {
-                int client = c;
-                threads.add(new Thread(() -> run(endpoint, client), "soak-client-" + c));
-            }
-        }
-
-        void start() {
-            threads.forEach(Thread::start);
-        }
-
-        private void run(URI endpoint, int client) {
-            McpSession session = null;
-            for (long n = client; !stopping; n++) {
-                long start = System.nanoTime();
-                try {
-                    if (session == null) {
-                        session = McpSession.open(endpoint, TOKEN, "soak-" + client, McpSession.Client.HTTP_CLIENT);
-                    }
-                    session.call(CALLS[(int) (n % CALLS.length)]);
-                    latencies.add((System.nanoTime() - start) / 1_000);
-                } catch (IOException e) {
-                    fail(e);
-                    if (!(e instanceof McpSession.CallFailed)) {
-                        session = null; // a broken connection: a new session, as a client would do
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (RuntimeException e) {
-                    fail(e);
-                }
-                calls.incrementAndGet();
-            }
-            if (session != null) {
-                session.close();
-            }
-        }
-
-        private void fail(Exception e) {
-            if (errors.incrementAndGet() <= 20) {
-                failures.add(e.toString());
-            }
-            if (errors.get() % 1000 == 1) {
-                out.println("  call failed: " + e);
-            }
-        }
-
-        List<Long> drainLatencies() {
-            List<Long> drained = new ArrayList<>();
-            for (Long v; (v = latencies.poll()) != null; ) {
-                drained.add(v);
-            }
-            Collections.sort(drained);
-            return drained;
-        }
-
-        void stop() throws InterruptedException {
-            stopping = true;
-            for (Thread thread : threads) {
-                thread.join(60_000);
-            }
-        }
-    }
-
-    /** Runs a full GC in the child and returns the heap left after it (KB), or -1 if that did not work. */
-    private static long fullGc(Path jcmd, long pid, Path gcLog, PrintStream out) throws IOException, InterruptedException {
-        long before = fullGcs(gcLog).size();
-        Path output = gcLog.resolveSibling("jcmd.out");
-        Process process = new ProcessBuilder(jcmd.toString(), String.valueOf(pid), "GC.run").redirectErrorStream(true)
-                .redirectOutput(output.toFile()).start();
-        boolean ended = process.waitFor(60, TimeUnit.SECONDS); // a server out of memory may not answer
-        if (!ended || process.exitValue() != 0) {
-            if (!ended) {
-                process.destroyForcibly();
-            }
-            out.println("  jcmd GC.run " + (ended ? "failed: " + Files.readString(output, StandardCharsets.UTF_8).strip()
-                    : "did not end within 60 s"));
-            return -1;
-        }
-        List<Long> after = fullGcs(gcLog);
-        return after.size() > before ? after.get(after.size() - 1) : -1;
-    }
-
-    /**
-     * The heap after each full collection jcmd asked for, from the GC log, in KB: the collection's id
-     * from its {@code gc} line ("GC(12) Pause Full (Diagnostic Command)"), then the last heap summary
-     * that collection logged at {@code gc+heap=debug} (the one after it; "used 17234K").
-     */
-    private static List<Long> fullGcs(Path gcLog) throws IOException {
-        if (!Files.exists(gcLog)) {
-            return List.of();
-        }
-        String text = Files.readString(gcLog, StandardCharsets.UTF_8);
-        Map<String, Long> usedById = new LinkedHashMap<>();
-        Matcher used = HEAP_USED.matcher(text);
-        while (used.find()) {
-            usedById.put(used.group(1), Long.parseLong(used.group(2)));
-        }
-        List<Long> sizes = new ArrayList<>();
-        Matcher full = FULL_GC.matcher(text);
-        while (full.find()) {
-            Long kb = usedById.get(full.group(1));
-            if (kb != null) {
-                sizes.add(kb);
-            }
-        }
-        return sizes;
-    }
-
-    private static URI awaitEndpoint(Process server, Path log) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline) {
-            String text = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
-            Matcher m = LISTENING.matcher(text);
-            if (m.find()) {
-                return new URI(m.group(1));
-            }
-            if (!server.isAlive()) {
-                throw new IllegalStateException("the server exited with " + server.exitValue() + ":\n" + text);
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("the server did not start within 120 s; its log: " + log);
-    }
-
-    private static void stop(Process server) throws InterruptedException {
-        server.destroy();
-        if (!server.waitFor(20, TimeUnit.SECONDS)) {
-            server.destroyForcibly();
-            server.waitFor(10, TimeUnit.SECONDS);
-        }
     }
 
     /**
@@ -648,19 +444,6 @@ public final class McpSoakCheck {
         return sortedMicros.get(Math.max(0, index)) / 1000.0;
     }
 
-    private static String rssMb(long pid) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return String.valueOf(Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // not Linux, or the process is gone
-        }
-        return "-";
-    }
-
     private static String diskMb(String store, Path dir, Connection pg) {
         try {
             long bytes = switch (store) {
@@ -671,16 +454,6 @@ public final class McpSoakCheck {
             return bytes < 0 ? "-" : String.format(Locale.ROOT, "%.1f", bytes / 1048576.0);
         } catch (Exception e) {
             return "?";
-        }
-    }
-
-    private static void deleteTree(Path dir, PrintStream out) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
-                Files.deleteIfExists(file);
-            }
-        } catch (IOException | RuntimeException e) {
-            out.println("could not delete " + dir + ": " + e);
         }
     }
 }

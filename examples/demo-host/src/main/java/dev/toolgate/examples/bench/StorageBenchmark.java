@@ -1,33 +1,30 @@
 package dev.toolgate.examples.bench;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.ToolgateBuilder;
-import dev.toolgate.micrometer.ToolgateObservability;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
-import dev.toolgate.access.Principal;
+import dev.toolgate.examples.bench.StorageWorkloads.Sessions;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.codemode.Codemode;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.jdbc.JdbcStore;
 import dev.toolgate.spi.InMemoryStore;
-import dev.toolgate.spi.ToolgateStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+
+import static dev.toolgate.examples.bench.BenchText.cpuNote;
+import static dev.toolgate.examples.bench.BenchText.fmt;
+import static dev.toolgate.examples.bench.BenchText.median;
+import static dev.toolgate.examples.bench.BenchText.sorted;
+import static dev.toolgate.examples.bench.StorageWorkloads.contexts;
+import static dev.toolgate.examples.bench.StorageWorkloads.gate;
+import static dev.toolgate.examples.bench.StorageWorkloads.maxInAnyWindow;
+import static dev.toolgate.examples.bench.StorageWorkloads.pairOf;
+import static dev.toolgate.examples.bench.StorageWorkloads.rawPairOf;
 
 /**
  * Measures what governance costs in storage, in one process and one run, on H2 (a temporary file
@@ -97,12 +94,12 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class StorageBenchmark {
 
     private static final int POOL_SIZE = 8;
-    private static final int[] THREADS = {1, 4};
+    static final int[] THREADS = {1, 4};
     /** Each workload's turn in the warm-up that runs until throughput is steady, before a database's cells. */
     private static final Duration DB_WARMUP_WINDOW = Duration.ofMillis(500);
-    private static final int PRINCIPALS = 100;
-    private static final int CAP = 5;
-    private static final Duration WINDOW = Duration.ofSeconds(1);
+    static final int PRINCIPALS = 100;
+    static final int CAP = 5;
+    static final Duration WINDOW = Duration.ofSeconds(1);
     /** The governed READ on PostgreSQL against the raw durable insert, at every thread count (issue 19). */
     private static final double READ_GOAL = 0.9;
     /** The same READ with its tool handed off to a tool thread of the gate. */
@@ -119,13 +116,13 @@ public final class StorageBenchmark {
     private static final String PAIR_NO_SESSION = "propose + apply, no session (no pending cap)";
     /** The budgeted READ on PostgreSQL against Bucket4j's PostgreSQL backend, at every thread count (issue 19). */
     private static final double BUDGET_GOAL = 1.5;
-    private static final int PROPOSALS_PER_SESSION = 10;
-    private static final int STEPS = 5;
+    static final int PROPOSALS_PER_SESSION = 10;
+    static final int STEPS = 5;
     /** A run's log may cost at most this much over its steps as single calls: ratio at least 1/1.3. */
     private static final double RUN_GOAL = 1 / 1.3;
-    private static final String FIVE_READS = "bench.fiveReads";
+    static final String FIVE_READS = "bench.fiveReads";
     /** The governed READ with metrics installed may cost at most 10 % of its throughput. */
-    private static final double OBSERVED_GOAL = 1 / 1.1;
+    static final double OBSERVED_GOAL = 1 / 1.1;
     /** The baseline with the durability of Toolgate's mutation path. */
     private static final String THREE_COMMITS = "raw INSERT + claim UPDATE + outcome UPDATE (3 commits)";
     /** Propose + apply against {@link #THREE_COMMITS} on PostgreSQL (issue 19). */
@@ -159,7 +156,7 @@ public final class StorageBenchmark {
             bench.engineOnly();
         }
         if (only.contains("observability")) {
-            bench.observability();
+            new ObservabilityBench(bench.harness, bench::row, bench.notes).run();
         }
         if (only.contains("h2")) {
             Path dir = Files.createTempDirectory("toolgate-bench");
@@ -238,107 +235,6 @@ public final class StorageBenchmark {
                 row("in-memory", PAIR_HANDED_OFF, threads, pairs[1], "(engine only, no storage)", null);
             }
         }
-    }
-
-    /**
-     * The governed READ on the in-memory store (where nothing hides its cost) with toolgate-micrometer
-     * installed, against the same gate without it: with a no-op observation registry (metrics installed,
-     * switched off), and with a real one recording into a {@link SimpleMeterRegistry}. Goal: within 10 %.
-     * The three take turns slice by slice ({@code -Dbench.obs-rounds}, default 15, rounds; every other
-     * round in reverse order); each round gives a ratio per registry, and the verdict is the median ratio,
-     * with the spread printed, so that a busy moment on a shared machine does not decide it.
-     */
-    private void observability() throws Exception {
-        int rounds = Integer.getInteger("bench.obs-rounds", 15);
-        System.out.printf("running the governed READ with and without toolgate-micrometer (load average %s) ...%n", load());
-        BenchTools tools = new BenchTools();
-        try (Toolgate plain = readGate(tools, null, null);
-             Toolgate noop = readGate(tools, ObservationRegistry.NOOP, null);
-             Toolgate simple = readGate(tools, ObservationRegistry.create(), new SimpleMeterRegistry())) {
-            for (int threads : THREADS) {
-                CallContext[] ctx = contexts("observed-" + threads + "-", threads);
-                Harness.Rounds measured = harness.measure(threads, List.of(t -> {
-                    plain.call(ctx[t], BenchTools.PING, "{}");
-                    return true;
-                }, t -> {
-                    noop.call(ctx[t], BenchTools.PING, "{}");
-                    return true;
-                }, t -> {
-                    simple.call(ctx[t], BenchTools.PING, "{}");
-                    return true;
-                }), rounds);
-                observed("no-op registry", threads, measured, 1);
-                observed("simple registry", threads, measured, 2);
-                if (threads == 1) {
-                    double listener = ListenerCost.nanosPerEvent();
-                    double read = measured.total()[0].cpuMicrosPerOp() * 1000;
-                    String cost = String.format(Locale.ROOT, "the listener alone (meters on a simple registry): %.0f ns of"
-                            + " CPU per executed READ, %.1f %% of a governed READ's %.0f ns (median of 9 batches of 200,000"
-                            + " events on one thread)", listener, 100 * listener / read, read);
-                    System.out.println("  " + cost);
-                    notes.add(cost);
-                }
-            }
-        }
-        System.out.printf("  load average after: %s%n", load());
-    }
-
-    private void observed(String registry, int threads, Harness.Rounds measured, int side) {
-        Harness.Result[] total = measured.total();
-        row("in-memory", "governed READ + metrics (" + registry + ")", threads, total[side], "governed READ, no metrics",
-                total[0]);
-        double[] ratios = sorted(java.util.Arrays.stream(measured.perRound())
-                .mapToDouble(round -> round[side].opsPerSecond() / round[0].opsPerSecond()));
-        double[] cpu = sorted(java.util.Arrays.stream(measured.perRound())
-                .mapToDouble(round -> round[side].cpuMicrosPerOp() / round[0].cpuMicrosPerOp()));
-        String summary = String.format(Locale.ROOT, "metrics (%s) at %d thread(s), %d rounds: throughput ratio median %.3fx"
-                        + " (interquartile %.3f-%.3f, min %.3f, max %.3f); CPU per call median %.3fx of without"
-                        + " (interquartile %.3f-%.3f; %.2f vs %.2f us); allocated %.0f vs %.0f bytes per call", registry, threads, ratios.length, median(ratios),
-                ratios[ratios.length / 4], ratios[(3 * ratios.length) / 4], ratios[0], ratios[ratios.length - 1],
-                median(cpu), cpu[cpu.length / 4], cpu[(3 * cpu.length) / 4], total[side].cpuMicrosPerOp(),
-                total[0].cpuMicrosPerOp(), total[side].bytesPerOp(), total[0].bytesPerOp());
-        System.out.println("  " + summary);
-        notes.add(summary);
-        if (median(ratios) < OBSERVED_GOAL) {
-            notes.add(String.format(Locale.ROOT, "goal missed by throughput: the governed READ with metrics (%s) at %d"
-                    + " thread(s) is %.2fx of the READ without (median of the rounds; goal %.2fx, at most 10 %% slower)",
-                    registry, threads, median(ratios), OBSERVED_GOAL));
-        }
-        if (median(cpu) > 1 / OBSERVED_GOAL) {
-            notes.add(String.format(Locale.ROOT, "goal missed by CPU time: a governed READ with metrics (%s) at %d"
-                    + " thread(s) costs %.2fx the CPU of one without (median of the rounds; goal at most %.2fx)",
-                    registry, threads, median(cpu), 1 / OBSERVED_GOAL));
-        }
-    }
-
-    private static double[] sorted(java.util.stream.DoubleStream values) {
-        return values.sorted().toArray();
-    }
-
-    private static double median(double[] sorted) {
-        return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
-                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-    }
-
-    /** The machine's load average (1, 5, 15 minutes), or "?" where it cannot be read. */
-    private static String load() {
-        try {
-            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return parts[0] + " " + parts[1] + " " + parts[2];
-        } catch (java.io.IOException | RuntimeException e) {
-            double one = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-            return one < 0 ? "?" : String.format(Locale.ROOT, "%.2f", one);
-        }
-    }
-
-    /** A gate of the bench tools on its own in-memory store, with toolgate-micrometer if {@code observations} is set. */
-    private static Toolgate readGate(BenchTools tools, ObservationRegistry observations, MeterRegistry meters) {
-        ToolgateBuilder builder = Toolgate.builder().discoverTools(false).discoverComponents(false).store(new InMemoryStore())
-                .provider(tools.provider()).budget(ToolBudget.unlimited()).sweepInterval(Duration.ZERO);
-        if (observations == null) {
-            return builder.build();
-        }
-        return ToolgateObservability.install(builder, observations, meters).bind(builder.build());
     }
 
     /**
@@ -546,79 +442,8 @@ public final class StorageBenchmark {
         }
     }
 
-    /**
-     * Each thread's conversation: a new session every {@value #PROPOSALS_PER_SESSION} proposals, as
-     * conversations go (and so a session's history stays small, as it does in real use).
-     */
-    private static final class Sessions {
-        private final CallContext[] base;
-        private final long[] count;
-
-        Sessions(CallContext[] base) {
-            this.base = base;
-            this.count = new long[base.length];
-        }
-
-        CallContext next(int thread) {
-            return base[thread].withSession(base[thread].sessionId() + "-" + count[thread]++ / PROPOSALS_PER_SESSION);
-        }
-    }
-
-    /** A propose + apply pair of {@code tool} in the next session of the calling thread. */
-    private static Harness.Op pairOf(Toolgate gate, Sessions sessions, String tool) {
-        return t -> {
-            CallContext ctx = sessions.next(t);
-            gate.apply(ctx, gate.propose(ctx, tool, "{\"key\":\"k\"}").token());
-            return true;
-        };
-    }
-
-    /** The raw baseline's three commits of a pair, in the next session of the calling thread. */
-    private static Harness.Op rawPairOf(RawBaseline raw, Sessions sessions, boolean postgres) {
-        return t -> {
-            CallContext ctx = sessions.next(t);
-            raw.proposeClaimComplete(ctx.principal().key(), ctx.sessionId(), postgres);
-            return true;
-        };
-    }
-
-    private static Toolgate gate(ToolgateStore store, BenchTools tools, ToolBudget budget) {
-        return CodemodeWorkloads.withTools(Toolgate.builder().discoverTools(false).discoverComponents(false).store(store).provider(tools.provider())
-                .budget(budget).maxPendingPerSession(1000).sweepInterval(Duration.ZERO)
-                .program(FIVE_READS, run -> {
-                    for (int step = 0; step < STEPS; step++) {
-                        run.call(BenchTools.PING, null);
-                    }
-                    return null;
-                })
-                .programs(Codemode.programs())
-                .build());
-    }
-
-    private static CallContext[] contexts(String prefix, int count) {
-        CallContext[] contexts = new CallContext[count];
-        for (int i = 0; i < count; i++) {
-            contexts[i] = CallContext.of(Principal.user(prefix + i, BenchTools.RULE)).withTenant("acme")
-                    .withSession("bench-" + prefix + i);
-        }
-        return contexts;
-    }
-
-    /** The most admissions of any one principal inside any window {@code (t - WINDOW, t]}. */
-    private static int maxInAnyWindow(Map<String, List<Instant>> byPrincipal) {
-        int max = 0;
-        for (List<Instant> admissions : byPrincipal.values()) {
-            List<Instant> sorted = new ArrayList<>(admissions);
-            Collections.sort(sorted);
-            int start = 0;
-            for (int end = 0; end < sorted.size(); end++) {
-                while (!sorted.get(start).isAfter(sorted.get(end).minus(WINDOW))) {
-                    start++;
-                }
-                max = Math.max(max, end - start + 1);
-            }
-        }
-        return max;
+    private void print(Duration elapsed) {
+        StorageReport.print(table, budgetTable, notes, elapsed);
     }
 
     private void row(String db, String workload, int threads, Harness.Result ours, String baseline, Harness.Result base) {
@@ -636,126 +461,24 @@ public final class StorageBenchmark {
                 maxInWindow <= CAP ? "exact (cap " + CAP + ")" : "over by " + (maxInWindow - CAP)});
     }
 
-    private void print(Duration elapsed) {
-        System.out.println();
-        System.out.println("Throughput and latency (ratio = ops/s of Toolgate / ops/s of the baseline, same database, same threads)");
-        printTable(TABLE_HEADER, table);
-        System.out.println();
-        System.out.printf("Budget admissions: %d principals, cap %d per sliding %d s window; max = most admissions of one"
-                + " principal in any window (from the audit rows)%n", PRINCIPALS, CAP, WINDOW.toSeconds());
-        printTable(new String[] {"database", "limiter", "thr", "ops/s", "admitted*", "refused*", "max/window", "verdict"},
-                budgetTable);
-        System.out.println("* in the timed slices. Bucket4j: capacity " + CAP + ", refilled by " + CAP + " every "
-                + WINDOW.toSeconds() + " s (refillIntervally), keys locked with pg_advisory_xact_lock; its admissions are"
-                + " counted from the audit rows it inserts after each consumed token. Toolgate refuses a principal it"
-                + " saw refused again on the same instance, without a statement, until the slot that refusal waits for"
-                + " frees (toolgate-jdbc's KnownRefusals); Bucket4j's backend asks the database for every call.");
-        notes.forEach(n -> System.out.println("note: " + n));
-        System.out.printf("total time %.0f s%n", elapsed.toMillis() / 1000.0);
-        try {
-            Path out = Path.of(System.getProperty("bench.out", "target/bench")).toAbsolutePath();
-            BenchReport.write(out, TABLE_HEADER, table, String.format(Locale.ROOT,
-                    "Toolgate / raw JDBC baseline, ops/s ratio (%d cores, %s)", Runtime.getRuntime().availableProcessors(),
-                    java.time.LocalDate.now(java.time.ZoneOffset.UTC)));
-            System.out.println("wrote " + out.resolve(BenchReport.CSV) + " and " + out.resolve(BenchReport.SVG));
-        } catch (java.io.IOException e) {
-            System.out.println("note: could not write the CSV and chart: " + e);
-        }
-    }
-
-    private static final String[] TABLE_HEADER = {"database", "workload", "thr", "ops/s", "p50 us", "p99 us", "baseline",
-            "base ops/s", "base p50", "base p99", "ratio"};
-
-    static void printTable(String[] header, List<String[]> rows) {
-        int[] widths = new int[header.length];
-        for (int i = 0; i < header.length; i++) {
-            widths[i] = header[i].length();
-            for (String[] r : rows) {
-                widths[i] = Math.max(widths[i], r[i].length());
-            }
-        }
-        StringBuilder line = new StringBuilder();
-        for (int i = 0; i < header.length; i++) {
-            line.append(String.format("%-" + widths[i] + "s", header[i])).append(i + 1 < header.length ? "  " : "");
-        }
-        System.out.println(line);
-        System.out.println("-".repeat(line.length()));
-        for (String[] r : rows) {
-            StringBuilder out = new StringBuilder();
-            for (int i = 0; i < r.length; i++) {
-                boolean numeric = r[i].matches("[0-9.,x/-]+");
-                out.append(String.format("%" + (numeric ? "" : "-") + widths[i] + "s", r[i])).append(i + 1 < r.length ? "  " : "");
-            }
-            System.out.println(out);
-        }
-    }
-
-    private static String fmt(double value) {
-        if (Double.isNaN(value)) {
-            return "-";
-        }
-        return value >= 100 ? String.format(Locale.ROOT, "%,.0f", value) : String.format(Locale.ROOT, "%.1f", value);
-    }
-
-    static String firstSet(String... variables) {
-        for (String variable : variables) {
-            String value = System.getenv(variable);
-            if (value != null && !value.isBlank()) {
-                return value;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * What a workload and its baseline cost in CPU on their calling threads per operation: unlike their
-     * throughput ratio, which moves by a tenth from run to run on a busy 2-core machine, this is the
-     * governed side's own work (kernel time of its socket calls included). Where Linux tells, also the
-     * whole machine's CPU per operation and their ratio, which is what the throughput ratio comes to when
-     * the cores are saturated and nothing else competes, split into this JVM's part, the database
-     * server's processes' own (PostgreSQL's backends and writers, measured on their own) and the rest
-     * (the machine's other services), and the share of time the hypervisor stole during the slices.
-     */
-    private static String cpuNote(String store, String workload, int threads, Harness.Result ours, String baseline,
-                                  Harness.Result theirs) {
-        String note = String.format(Locale.ROOT, "%s, %s at %d thread(s): %.1f us of CPU per operation on the calling"
-                + " thread, %s %.1f us (%+.1f us)", store, workload, threads, ours.cpuMicrosPerOp(), baseline,
-                theirs.cpuMicrosPerOp(), ours.cpuMicrosPerOp() - theirs.cpuMicrosPerOp());
-        if (!Double.isNaN(ours.machineCpuMicrosPerOp()) && !Double.isNaN(theirs.machineCpuMicrosPerOp())) {
-            note += String.format(Locale.ROOT, "; the whole machine %.1f us against %.1f us (ratio %.2fx), of which this"
-                    + " JVM %.1f us against %.1f us (collections %.1f us against %.1f us of pause; %.0f bytes"
-                    + " allocated on the calling thread against %.0f)", ours.machineCpuMicrosPerOp(),
-                    theirs.machineCpuMicrosPerOp(), theirs.machineCpuMicrosPerOp() / ours.machineCpuMicrosPerOp(),
-                    ours.processCpuMicrosPerOp(), theirs.processCpuMicrosPerOp(), ours.gcPauseMicrosPerOp(),
-                    theirs.gcPauseMicrosPerOp(), ours.bytesPerOp(), theirs.bytesPerOp());
-            double oursRest = ours.machineCpuMicrosPerOp() - ours.processCpuMicrosPerOp();
-            double theirsRest = theirs.machineCpuMicrosPerOp() - theirs.processCpuMicrosPerOp();
-            if (store.equals("PostgreSQL") && !Double.isNaN(ours.databaseCpuMicrosPerOp())
-                    && !Double.isNaN(theirs.databaseCpuMicrosPerOp())) {
-                note += String.format(Locale.ROOT, ", PostgreSQL's processes %.1f us against %.1f us (%+.1f us) and the"
-                        + " rest of the machine %.1f us against %.1f us", ours.databaseCpuMicrosPerOp(),
-                        theirs.databaseCpuMicrosPerOp(), ours.databaseCpuMicrosPerOp() - theirs.databaseCpuMicrosPerOp(),
-                        oursRest - ours.databaseCpuMicrosPerOp(), theirsRest - theirs.databaseCpuMicrosPerOp());
-            } else {
-                note += String.format(Locale.ROOT, " and the rest (the database) %.1f us against %.1f us", oursRest, theirsRest);
-            }
-            note += String.format(Locale.ROOT, "; stolen by the hypervisor %.1f %% / %.1f %% of the time",
-                    100 * ours.stealShare(), 100 * theirs.stealShare());
-        }
-        return note;
-    }
-
     /** A URL made from a name (a schema's, a file's). */
     @FunctionalInterface
     private interface ThrowingFunction {
         String apply(String name) throws Exception;
     }
 
+    /** See {@link BenchText#printTable}. */
+    static void printTable(String[] header, List<String[]> rows) {
+        BenchText.printTable(header, rows);
+    }
+
+    /** See {@link BenchText#firstSet}. */
+    static String firstSet(String... variables) {
+        return BenchText.firstSet(variables);
+    }
+
+    /** See {@link BenchText#freshSchema}. */
     static String freshSchema(String url, String schema) throws Exception {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            s.execute("CREATE SCHEMA " + schema);
-        }
-        return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        return BenchText.freshSchema(url, schema);
     }
 }
