@@ -21,14 +21,17 @@ final class StorageReport {
         System.out.printf("Budget admissions: %d principals, cap %d per sliding %d s window; max = most admissions of one"
                 + " principal in any window (from the audit rows)%n", StorageBenchmark.PRINCIPALS, StorageBenchmark.CAP,
                 StorageBenchmark.WINDOW.toSeconds());
-        BenchText.printTable(new String[] {"database", "limiter", "thr", "ops/s", "admitted*", "refused*", "max/window", "verdict"},
+        BenchText.printTable(new String[] {"database", "limiter", "thr", "admitted/s", "refused/s", "admitted*", "refused*", "max/window",
+                "verdict"},
                 budgetTable);
         System.out.println("* in the timed slices. Bucket4j: capacity " + StorageBenchmark.CAP + ", refilled by "
                 + StorageBenchmark.CAP + " every "
                 + StorageBenchmark.WINDOW.toSeconds() + " s (refillIntervally), keys locked with pg_advisory_xact_lock; its admissions are"
                 + " counted from the audit rows it inserts after each consumed token. Toolgate refuses a principal it"
                 + " saw refused again on the same instance, without a statement, until the slot that refusal waits for"
-                + " frees (toolgate-jdbc's KnownRefusals); Bucket4j's backend asks the database for every call.");
+                + " frees (toolgate-jdbc's KnownRefusals); Bucket4j's backend asks the database for every call. So the"
+                + " refused calls per second price refusals, not the limiter's admitted path: that is BudgetVersusBucket4j's"
+                + " (a cap no call reaches, the admitted path against Bucket4j's).");
         notes.forEach(n -> System.out.println("note: " + n));
         System.out.printf("total time %.0f s%n", elapsed.toMillis() / 1000.0);
         try {
