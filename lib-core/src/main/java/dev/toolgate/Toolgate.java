@@ -487,6 +487,8 @@ public final class Toolgate implements AutoCloseable {
     private void sweepQuietly() {
         try {
             sweep();
+        } catch (dev.toolgate.spi.StoreUnavailableException e) { // the store logs the outage once
+            LOG.debug("The sweep found the store unavailable; it runs again in the next interval: {}", e.getMessage());
         } catch (Throwable e) { // an escaping throwable would cancel every later sweep
             LOG.warn("The sweep failed; it runs again in the next interval (apply still rejects expired tokens)",
                     LOGGED.redactThrowable(e));

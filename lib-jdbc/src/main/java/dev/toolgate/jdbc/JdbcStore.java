@@ -417,7 +417,10 @@ public final class JdbcStore implements ToolgateStore {
                     if (detected == Dialect.H2) {
                         writeCommitsAtOnce(h);
                     }
-                    Schema.prepare(h, detected, s.schema);
+                    NetworkTimeouts.unbounded(h.getConnection(), () -> {
+                        Schema.prepare(h, detected, s.schema);
+                        return null;
+                    });
                     return detected;
                 });
                 Db db = new Db(jdbi, dataSource, dialect, s.clock, timeout);
@@ -489,6 +492,7 @@ public final class JdbcStore implements ToolgateStore {
             config.setValidationTimeout(Math.max(250L, Math.min(s.connectionTimeout.toMillis(), 5_000L)));
             config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
             config.setAutoCommit(true);
+            NetworkTimeouts.configure(config, url, s.connectionTimeout);
             if (url.startsWith("jdbc:h2:") && !url.toUpperCase(Locale.ROOT).contains("LOCK_TIMEOUT")) {
                 // admissions of one principal queue on its budget row; H2's default wait is one second
                 config.setConnectionInitSql("SET LOCK_TIMEOUT 10000");
@@ -496,7 +500,7 @@ public final class JdbcStore implements ToolgateStore {
             try {
                 return new HikariDataSource(config);
             } catch (RuntimeException e) {
-                throw new StoreUnavailableException("Toolgate store unavailable: cannot connect to " + redact(url) + " ("
+                throw StoreFaults.cannotOpen("Toolgate store unavailable: cannot connect to " + redact(url) + " ("
                         + rootMessage(e) + ")", e);
             }
         }
