@@ -141,10 +141,36 @@ final class Db {
     }
 
     private RuntimeException refused(RuntimeException translated) {
-        if (translated instanceof StoreUnavailableException u) {
-            outage.refused(u);
+        if (translated instanceof StoreUnavailableException u && outage.refused(u) && lostConnections(u)) {
+            evictPooledConnections();
         }
         return translated;
+    }
+
+    private static boolean lostConnections(StoreUnavailableException e) {
+        return switch (e.fault()) {
+            case UNREACHABLE, SHUTTING_DOWN, TIMEOUT -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * At the start of an outage that cost the pool its connections (the database went away, restarted, or
+     * stopped answering), retires every pooled connection: idle ones at once, busy ones when they come back.
+     * Without it each stale connection would fail one more call after the database is back, and every
+     * such failure would start a new outage in the log; with it the pool opens fresh connections.
+     */
+    private void evictPooledConnections() {
+        if (dataSource instanceof com.zaxxer.hikari.HikariDataSource pool && !pool.isClosed()) {
+            try {
+                var bean = pool.getHikariPoolMXBean();
+                if (bean != null) {
+                    bean.softEvictConnections();
+                }
+            } catch (RuntimeException e) {
+                // the pool is closing; nothing to retire
+            }
+        }
     }
 
     /** The outage log of this store (for tests). */

@@ -239,6 +239,11 @@ public final class JdbcStore implements ToolgateStore {
         return behind;
     }
 
+    /** The outage log of this store's operations (for tests and diagnostics). */
+    StoreOutage outage() {
+        return db.outage();
+    }
+
     /** The compaction of an embedded H2 file, or null. */
     H2Compaction compaction() {
         return compaction;

@@ -48,6 +48,11 @@ final class StoreFaults {
             return e;
         }
         for (Throwable cause = e; cause != null; cause = next(cause)) {
+            if (cause instanceof SocketTimeoutException) { // under the driver's "I/O error" (08006): a silent server
+                return unavailable(e, StoreFault.TIMEOUT, "the database did not answer in time (" + detail(cause) + ")");
+            }
+        }
+        for (Throwable cause = e; cause != null; cause = next(cause)) {
             if (cause instanceof SQLTransientConnectionException && isPoolTimeout(cause)) {
                 return poolTimeout(e, cause, connectionTimeout);
             }
@@ -56,9 +61,6 @@ final class StoreFaults {
                 if (fault != null) {
                     return unavailable(e, fault, describe(fault, sql));
                 }
-            }
-            if (cause instanceof SocketTimeoutException) {
-                return unavailable(e, StoreFault.TIMEOUT, "the database did not answer in time (" + detail(cause) + ")");
             }
             if (cause instanceof ConnectException || cause instanceof UnknownHostException) {
                 return unavailable(e, StoreFault.UNREACHABLE, "cannot reach the database (" + detail(cause) + ")");

@@ -42,8 +42,12 @@ final class StoreOutage {
         this.nanos = nanos;
     }
 
-    /** Notes a refusal: the first of an outage is logged as a WARN, the rest at DEBUG. */
-    void refused(StoreUnavailableException e) {
+    /**
+     * Notes a refusal: the first of an outage is logged as a WARN, the rest at DEBUG.
+     *
+     * @return true if this refusal began an outage
+     */
+    boolean refused(StoreUnavailableException e) {
         refusedTotal.incrementAndGet();
         Down current = down.get();
         if (current == null) {
@@ -54,7 +58,7 @@ final class StoreOutage {
                 LOG.warn("{} is unavailable ({}: {}); calls that need it are refused{} until it is back",
                         store, e.fault(), e.getMessage(),
                         e.retryable() ? " with 'retry after " + e.retryAfterSeconds() + " s'" : "");
-                return;
+                return true;
             }
             current = down.get();
         }
@@ -64,6 +68,7 @@ final class StoreOutage {
         if (LOG.isDebugEnabled()) {
             LOG.debug("{} refused an operation ({}): {}", store, e.fault(), e.getMessage());
         }
+        return false;
     }
 
     /** Notes a success: ends an outage in progress with one INFO. */

@@ -79,6 +79,10 @@ class StoreFaultsTest {
     void socketTimeoutsRefusedConnectionsAndAFullDiskAreTypedByTheirCause() {
         assertThat(((StoreUnavailableException) StoreFaults.classify(jdbi(new SocketTimeoutException("Read timed out")), null))
                 .fault()).isEqualTo(StoreFault.TIMEOUT);
+        SQLException driverIo = new SQLException("An I/O error occurred while sending to the backend.", "08006",
+                new SocketTimeoutException("Read timed out"));
+        assertThat(((StoreUnavailableException) StoreFaults.classify(jdbi(driverIo), null)).fault())
+                .as("a socket timeout under the driver's connection error").isEqualTo(StoreFault.TIMEOUT);
         assertThat(((StoreUnavailableException) StoreFaults.classify(jdbi(new ConnectException("Connection refused")), null))
                 .fault()).isEqualTo(StoreFault.UNREACHABLE);
         SQLException h2Io = new SQLException("IO Exception: \"java.io.IOException: No space left on device\"", "90028", 90028);
