@@ -12,6 +12,10 @@ import org.slf4j.LoggerFactory;
  * What an operator reads of a store outage: one WARN when the store becomes unavailable (what failed,
  * no stack trace), one INFO when a statement succeeds again (how long it lasted, how many operations
  * were refused), and each refusal in between at DEBUG. Cheap on the success path: one volatile read.
+ *
+ * <p>A refusal within the settling time after a recovery (the connection timeout and a second: a caller
+ * that was still waiting for a connection when the database came back) is an aftershock of the same
+ * outage: logged at DEBUG and counted, without a second WARN.
  */
 final class StoreOutage {
 
@@ -29,16 +33,20 @@ final class StoreOutage {
 
     private final String store;
     private final LongSupplier nanos;
+    private final long settleNanos;
+    private volatile long endedAt = Long.MIN_VALUE;
+    private final AtomicLong aftershocks = new AtomicLong();
     private final AtomicReference<Down> down = new AtomicReference<>();
     private final AtomicLong outages = new AtomicLong();
     private final AtomicLong refusedTotal = new AtomicLong();
 
-    StoreOutage(String store) {
-        this(store, System::nanoTime);
+    StoreOutage(String store, Duration settle) {
+        this(store, settle, System::nanoTime);
     }
 
-    StoreOutage(String store, LongSupplier nanos) {
+    StoreOutage(String store, Duration settle, LongSupplier nanos) {
         this.store = store;
+        this.settleNanos = settle.toNanos();
         this.nanos = nanos;
     }
 
@@ -50,6 +58,13 @@ final class StoreOutage {
     boolean refused(StoreUnavailableException e) {
         refusedTotal.incrementAndGet();
         Down current = down.get();
+        if (current == null && endedAt != Long.MIN_VALUE && nanos.getAsLong() - endedAt < settleNanos) {
+            aftershocks.incrementAndGet();
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("{} refused an operation just after it was back ({}): {}", store, e.fault(), e.getMessage());
+            }
+            return false;
+        }
         if (current == null) {
             Down started = new Down(nanos.getAsLong());
             if (down.compareAndSet(null, started)) {
@@ -75,7 +90,9 @@ final class StoreOutage {
     void succeeded() {
         Down current = down.get();
         if (current != null && down.compareAndSet(current, null)) {
-            Duration lasted = Duration.ofNanos(nanos.getAsLong() - current.since);
+            long now = nanos.getAsLong();
+            endedAt = now;
+            Duration lasted = Duration.ofNanos(now - current.since);
             LOG.info("{} is back after {} ms; {} operation(s) were refused meanwhile", store, lasted.toMillis(),
                     current.refused.get());
         }
@@ -89,6 +106,11 @@ final class StoreOutage {
     /** Outages begun since the store opened. */
     long outages() {
         return outages.get();
+    }
+
+    /** Refusals counted as aftershocks of an outage that had just ended. */
+    long aftershocks() {
+        return aftershocks.get();
     }
 
     /** Operations refused as unavailable since the store opened. */
