@@ -39,6 +39,8 @@ final class SweepSchedule {
     private static void sweepQuietly(Runnable sweep) {
         try {
             sweep.run();
+        } catch (dev.toolgate.spi.StoreUnavailableException e) { // the store logs the outage once
+            LOG.debug("The sweep found the store unavailable; it runs again in the next interval: {}", e.getMessage());
         } catch (Throwable e) { // an escaping throwable would cancel every later sweep
             LOG.warn("The sweep failed; it runs again in the next interval (apply still rejects expired tokens)",
                     LOGGED.redactThrowable(e));

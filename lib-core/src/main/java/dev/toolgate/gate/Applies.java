@@ -11,6 +11,7 @@ import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.CallStore.Claim;
 import dev.toolgate.spi.CallStore.ClaimResult;
 import dev.toolgate.spi.CallStore.Completion;
+import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolContext;
 import dev.toolgate.tool.ValidationIssue;
@@ -232,8 +233,12 @@ final class Applies {
             throw steps.failApplied(record, e, actor, toolStart, start, automatic ? null : record.createdAt());
         }
         JsonTruncator.Truncation safe = steps.hygiene.result(output.json());
-        steps.calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null,
-                Steps.millisSince(toolStart)));
+        try {
+            steps.calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null,
+                    Steps.millisSince(toolStart)));
+        } catch (StoreUnavailableException e) {
+            throw Steps.inDoubt(record, e);
+        }
         steps.events.publishDecision(record, CallStatus.APPLIED, actor, start, automatic ? null : record.createdAt());
         List<FieldChange> diff = record.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(record.diffJson()));
         return new Applied(record.id(), record.toolName(), record.summary(), safe.value(), diff, actor, automatic,

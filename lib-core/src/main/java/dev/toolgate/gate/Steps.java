@@ -19,6 +19,8 @@ import dev.toolgate.policy.PolicyView;
 import dev.toolgate.policy.ToolReview;
 import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.PolicyStore;
+import dev.toolgate.spi.StoreFault;
+import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.tool.ClientChannel;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolContext;
@@ -276,6 +278,8 @@ final class Steps implements AutoCloseable {
         String message = failureMessage(record.toolName(), e);
         try {
             calls.complete(record.id(), new CallStore.Completion(CallStatus.FAILED, null, message, millisSince(toolStart)));
+        } catch (StoreUnavailableException recording) {
+            throw unrecorded(e, inDoubt(record, recording));
         } catch (RuntimeException | Error recording) {
             throw unrecorded(e, recording);
         }
@@ -303,6 +307,17 @@ final class Steps implements AutoCloseable {
     }
 
     /** The tool's failure could not be recorded either: both travel, the tool's first. */
+    /**
+     * A claimed call whose tool ran but whose outcome the store could not record: in doubt (the sweep
+     * marks it {@code interrupted} for an operator), never to be repeated by the caller.
+     */
+    static StoreUnavailableException inDoubt(CallRecord record, StoreUnavailableException recording) {
+        return new StoreUnavailableException("Call " + record.id() + " of " + record.toolName()
+                + " was claimed and its tool ran, but its outcome could not be recorded (" + recording.getMessage()
+                + "): it is in doubt until an operator resolves it, and it is never run again",
+                recording, StoreFault.IN_DOUBT, null);
+    }
+
     private static RuntimeException unrecorded(Throwable toolFailure, Throwable recording) {
         toolFailure.addSuppressed(recording);
         if (toolFailure instanceof Error error) {

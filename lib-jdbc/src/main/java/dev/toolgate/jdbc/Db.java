@@ -1,11 +1,9 @@
 package dev.toolgate.jdbc;
 
+import dev.toolgate.spi.StoreFault;
 import dev.toolgate.spi.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLNonTransientConnectionException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientConnectionException;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,7 +13,6 @@ import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.ConnectionException;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
@@ -47,6 +44,7 @@ final class Db {
     private final Clock clock;
     private final DatabaseClock estimate;
     private final Duration connectionTimeout;
+    private final StoreOutage outage;
     private volatile boolean closed;
 
     Db(Jdbi jdbi, DataSource dataSource, Dialect dialect, Clock clock, Duration connectionTimeout) {
@@ -57,6 +55,8 @@ final class Db {
         this.clock = clock;
         this.estimate = new DatabaseClock(clock, this::currentTime);
         this.connectionTimeout = connectionTimeout;
+        this.outage = new StoreOutage("The Toolgate store",
+                (connectionTimeout == null ? Duration.ofSeconds(5) : connectionTimeout).plusSeconds(1));
     }
 
     /** A JDBI instance configured the way every store statement expects. */
@@ -81,7 +81,7 @@ final class Db {
     <R> R withHandle(HandleCallback<R, RuntimeException> callback) {
         ensureOpen();
         try {
-            return jdbi.withHandle(callback);
+            return ok(jdbi.withHandle(callback));
         } catch (JdbiException e) {
             throw translate(e);
         }
@@ -93,14 +93,15 @@ final class Db {
      */
     <R> R withConnection(ConnectionCallback<R> callback) {
         ensureOpen();
+        R result;
         try (Connection connection = dataSource.getConnection()) {
-            return callback.withConnection(connection);
+            result = callback.withConnection(connection);
         } catch (SQLException e) {
-            throw translate(new UnableToExecuteStatementException("cannot use a connection: " + e.getMessage(), e, null),
-                    connectionTimeout);
+            throw translate(new UnableToExecuteStatementException("cannot use a connection: " + e.getMessage(), e, null));
         } catch (JdbiException e) {
             throw translate(e);
         }
+        return ok(result);
     }
 
     /** Work on one connection. */
@@ -109,14 +110,77 @@ final class Db {
         R withConnection(Connection connection) throws SQLException;
     }
 
-    /** Runs {@code callback} in one transaction (READ COMMITTED), rolled back if it throws. */
+    /**
+     * Runs {@code callback} in one transaction (READ COMMITTED), rolled back if it throws. A transaction
+     * the database rolled back in a conflict (a deadlock, a serialization failure: nothing of it
+     * committed) runs again, up to {@value #CONFLICT_RETRIES} more times; no other failure is retried,
+     * since a connection lost mid-transaction may have lost it before or after its commit.
+     */
     <R> R inTransaction(HandleCallback<R, RuntimeException> callback) {
         ensureOpen();
-        try {
-            return jdbi.inTransaction(callback);
-        } catch (JdbiException e) {
-            throw translate(e);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return ok(jdbi.inTransaction(callback));
+            } catch (JdbiException e) {
+                RuntimeException translated = StoreFaults.classify(e, connectionTimeout);
+                if (attempt < CONFLICT_RETRIES && translated instanceof StoreUnavailableException u
+                        && u.fault() == StoreFault.CONFLICT) {
+                    continue;
+                }
+                throw refused(translated);
+            }
         }
+    }
+
+    /** Times a transaction rolled back in a conflict is run again. */
+    static final int CONFLICT_RETRIES = 2;
+
+    private <R> R ok(R result) {
+        if (outage.isDown()) {
+            outage.succeeded();
+        }
+        return result;
+    }
+
+    private RuntimeException refused(RuntimeException translated) {
+        if (translated instanceof StoreUnavailableException u && outage.refused(u) && lostConnections(u)) {
+            evictPooledConnections();
+        }
+        return translated;
+    }
+
+    private static boolean lostConnections(StoreUnavailableException e) {
+        return switch (e.fault()) {
+            case UNREACHABLE, SHUTTING_DOWN, TIMEOUT -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * At the start of an outage that cost the pool its connections (the database went away, restarted, or
+     * stopped answering), retires every pooled connection: idle ones at once, busy ones when they come back.
+     * Without it each stale connection would fail one more call after the database is back, and every
+     * such failure would start a new outage in the log; with it the pool opens fresh connections.
+     * Never on a full disk: an embedded H2 file whose write failed still holds its last commits in memory,
+     * and closing its connections then would close the database without them (H2FaultTest saw an
+     * acknowledged call lost that way); the open database writes them once there is room.
+     */
+    private void evictPooledConnections() {
+        if (dataSource instanceof com.zaxxer.hikari.HikariDataSource pool && !pool.isClosed()) {
+            try {
+                var bean = pool.getHikariPoolMXBean();
+                if (bean != null) {
+                    bean.softEvictConnections();
+                }
+            } catch (RuntimeException e) {
+                // the pool is closing; nothing to retire
+            }
+        }
+    }
+
+    /** The outage log of this store (for tests). */
+    StoreOutage outage() {
+        return outage;
     }
 
     /** The value to bind as {@code :now}: the injected clock's instant, or null for the database clock. */
@@ -243,35 +307,16 @@ final class Db {
         return Optional.empty();
     }
 
-    /** A connection failure as {@link StoreUnavailableException}; anything else unchanged. */
-    RuntimeException translate(JdbiException e) {
-        return translate(e, connectionTimeout);
+    /**
+     * A database fault as {@link StoreUnavailableException} ({@link StoreFaults}), noted in the outage
+     * log; anything else unchanged.
+     */
+    RuntimeException translate(RuntimeException e) {
+        return refused(StoreFaults.classify(e, connectionTimeout));
     }
 
+    /** {@link StoreFaults#classify}, for failures outside a store's operations (its start). */
     static RuntimeException translate(RuntimeException e, Duration connectionTimeout) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLTransientConnectionException) {
-                return new StoreUnavailableException("Toolgate store unavailable: no connection within "
-                        + describe(connectionTimeout) + " (pool exhausted or database down)", e);
-            }
-            if (cause instanceof SQLNonTransientConnectionException || cause instanceof SQLRecoverableException
-                    || (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08"))) {
-                return new StoreUnavailableException("Toolgate store unavailable: the database connection failed ("
-                        + cause.getMessage() + ")", e);
-            }
-        }
-        if (e instanceof ConnectionException) {
-            return new StoreUnavailableException("Toolgate store unavailable: cannot open a database connection ("
-                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()) + ")", e);
-        }
-        return e;
-    }
-
-    private static String describe(Duration timeout) {
-        if (timeout == null) {
-            return "the data source's timeout";
-        }
-        long millis = timeout.toMillis();
-        return millis % 1000 == 0 ? millis / 1000 + " s" : millis + " ms";
+        return StoreFaults.classify(e, connectionTimeout);
     }
 }

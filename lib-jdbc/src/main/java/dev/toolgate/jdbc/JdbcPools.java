@@ -81,6 +81,7 @@ final class JdbcPools {
         config.setValidationTimeout(Math.max(250L, Math.min(connectionTimeout.toMillis(), 5_000L)));
         config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         config.setAutoCommit(true);
+        NetworkTimeouts.configure(config, url, connectionTimeout);
         if (url.startsWith("jdbc:h2:") && !url.toUpperCase(Locale.ROOT).contains("LOCK_TIMEOUT")) {
             // admissions of one principal queue on its budget row; H2's default wait is one second
             config.setConnectionInitSql("SET LOCK_TIMEOUT 10000");
@@ -88,7 +89,7 @@ final class JdbcPools {
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
-            throw new StoreUnavailableException("Toolgate store unavailable: cannot connect to " + JdbcUrls.redact(url) + " ("
+            throw StoreFaults.cannotOpen("Toolgate store unavailable: cannot connect to " + JdbcUrls.redact(url) + " ("
                     + rootMessage(e) + ")", e);
         }
     }

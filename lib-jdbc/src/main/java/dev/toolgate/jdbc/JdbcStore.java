@@ -142,9 +142,14 @@ import org.slf4j.LoggerFactory;
  * batch picks its rows with {@code FOR UPDATE SKIP LOCKED} and re-checks them, so purges run safely on
  * every instance at once and never lose an admission, a proposal or an outcome that races them.
  *
- * <p><b>Failure.</b> When the database cannot be reached, or no pooled connection frees within the
- * connection timeout, every operation fails with {@link StoreUnavailableException}; the gate then fails
- * closed and runs nothing unrecorded. Thread-safe.
+ * <p><b>Failure.</b> Every database failure is classified once ({@code StoreFaults}): one that is the
+ * database's (unreachable, shutting down, no answer or no connection in time, a conflict, read-only, no
+ * space, an H2 file locked or corrupt) fails the operation with {@link StoreUnavailableException} of its
+ * {@link dev.toolgate.spi.StoreFault}, retryable with a suggested delay when it is transient; the gate
+ * then fails closed and runs nothing unrecorded. On PostgreSQL a statement waits for the server's answer
+ * at most the connection timeout (rounded up to whole seconds, at least 2 s), so a hung server cannot
+ * hang a call. An outage is logged once (WARN) and its end once (INFO, with its length and the refusals);
+ * see the module README, "When the database fails". Thread-safe.
  */
 public final class JdbcStore implements ToolgateStore {
 
@@ -231,6 +236,11 @@ public final class JdbcStore implements ToolgateStore {
         return behind;
     }
 
+    /** The outage log of this store's operations (for tests and diagnostics). */
+    StoreOutage outage() {
+        return db.outage();
+    }
+
     /** The compaction of an embedded H2 file, or null. */
     H2Compaction compaction() {
         return compaction;
@@ -296,7 +306,10 @@ public final class JdbcStore implements ToolgateStore {
 
         /**
          * How long an operation waits for a pooled connection (or a new one) before failing with
-         * {@link StoreUnavailableException} (default 5 s, at least 250 ms).
+         * {@link StoreUnavailableException} (default 5 s, at least 250 ms). On PostgreSQL, a URL that does
+         * not set them gets the driver's {@code socketTimeout}, {@code connectTimeout} and
+         * {@code loginTimeout} of the same length rounded up to whole seconds (at least 2 s): the longest one
+         * statement waits for an answer (the schema script at start excepted).
          */
         public Builder connectionTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout");
@@ -410,7 +423,10 @@ public final class JdbcStore implements ToolgateStore {
                     if (detected == Dialect.H2) {
                         JdbcOpenChecks.writeCommitsAtOnce(h);
                     }
-                    Schema.prepare(h, detected, s.schema);
+                    NetworkTimeouts.unbounded(h.getConnection(), () -> {
+                        Schema.prepare(h, detected, s.schema);
+                        return null;
+                    });
                     return detected;
                 });
                 Db db = new Db(jdbi, dataSource, dialect, s.clock, timeout);

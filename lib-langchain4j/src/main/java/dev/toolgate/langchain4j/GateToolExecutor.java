@@ -121,6 +121,9 @@ final class GateToolExecutor implements ToolExecutor {
             return ToolOutcomes.gate(e);
         } catch (ToolExecutionException e) {
             return ToolOutcomes.failed(e);
+        } catch (dev.toolgate.spi.StoreUnavailableException e) { // the store logs the outage once
+            LOG.debug("LangChain4j call of {} refused: {}", toolName, e.getMessage());
+            return ToolOutcomes.storeUnavailable(e);
         } catch (RuntimeException e) {
             LOG.error("LangChain4j call of {} failed", toolName, LOGGED.redactThrowable(e));
             return ToolOutcomes.internal(toolName);

@@ -72,6 +72,20 @@ final class ToolOutcomes {
         return new Outcome(json, true);
     }
 
+    /** The gate's store is unavailable: nothing was done; when to try again, or that an operator must act. */
+    static Outcome storeUnavailable(dev.toolgate.spi.StoreUnavailableException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "unavailable");
+        json.put("kind", "store");
+        json.put("fault", e.fault().name());
+        json.put("retryable", e.retryable());
+        if (e.retryable()) {
+            json.put("retryAfterSeconds", e.retryAfterSeconds());
+        }
+        json.put("message", e.advice());
+        return new Outcome(json, true);
+    }
+
     static Outcome validation(ToolValidationException e, String toolName) {
         ObjectNode json = (e.toolName() == null ? e.forTool(toolName) : e).feedback().toJson();
         json.put("status", "invalid");

@@ -215,4 +215,25 @@ class AiServicesToolLoopTest {
         assertThat(seen.get("token").asString()).startsWith("propose:");
         assertThat(incidents.all).hasSize(1);
     }
+
+    @Test
+    void aStoreOutageIsAResultTheModelCanRelayAndNothingRuns() {
+        dev.toolgate.testkit.FlakyStore store = new dev.toolgate.testkit.FlakyStore(new dev.toolgate.spi.InMemoryStore());
+        gate = incidents.gate(ToolBudget.perPrincipal(100, Duration.ofMinutes(1)), store);
+        ToolgateToolProvider tools = ToolgateToolProvider.builder(gate)
+                .principal(request -> USERS.get((String) request.chatMemoryId())).build();
+        store.fail(new dev.toolgate.spi.StoreUnavailableException("Toolgate store unavailable: no connection within 5 s",
+                null, dev.toolgate.spi.StoreFault.BUSY, Duration.ofSeconds(1)));
+        ScriptedChatModel model = new ScriptedChatModel(call("incident__find", "{\"text\":\"Database\"}"));
+        AiServices.builder(Assistant.class).chatModel(model)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
+                .toolProvider(tools).build().chat("alice", "Any database incidents?");
+
+        JsonNode refused = Json.parse(model.toolResultsSeen().get(0));
+        assertThat(refused.get("status").asString()).isEqualTo("unavailable");
+        assertThat(refused.get("fault").asString()).isEqualTo("BUSY");
+        assertThat(refused.get("retryAfterSeconds").asLong()).isEqualTo(1);
+        assertThat(refused.get("message").asString()).contains("Try again in 1 s");
+        assertThat(incidents.reads).as("a read that cannot be metered does not run").hasValue(0);
+    }
 }

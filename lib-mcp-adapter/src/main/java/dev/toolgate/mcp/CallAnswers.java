@@ -5,6 +5,7 @@ import dev.toolgate.gate.ForbiddenException;
 import dev.toolgate.gate.ProposeApplyException;
 import dev.toolgate.gate.ToolExecutionException;
 import dev.toolgate.json.Json;
+import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.tool.Feedback;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -103,6 +104,46 @@ final class CallAnswers {
         }
         return McpError.builder(ToolgateMcpServer.RATE_LIMITED)
                 .message("Rate limited: too many tool calls; retry after " + e.retryAfterSeconds() + " s")
+                .data(data)
+                .build();
+    }
+
+    /**
+     * The store is unavailable, as a tool result a model can relay ({@code isError: true}, status
+     * {@code unavailable}): for stdio, where no HTTP status can carry it.
+     */
+    static CallToolResult storeUnavailable(StoreUnavailableException e) {
+        return result(storeUnavailableJson(e), true);
+    }
+
+    static ObjectNode storeUnavailableJson(StoreUnavailableException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "unavailable");
+        json.put("kind", "store");
+        json.put("fault", e.fault().name());
+        json.put("retryable", e.retryable());
+        if (e.retryable()) {
+            json.put("retryAfterSeconds", e.retryAfterSeconds());
+        }
+        json.put("message", e.advice());
+        return json;
+    }
+
+    /**
+     * The store is unavailable: JSON-RPC error {@value ToolgateMcpServer#STORE_UNAVAILABLE} saying when to
+     * retry (HTTP 503, with {@code Retry-After} when retryable, on Streamable HTTP). The message says
+     * nothing of the database but its kind of fault.
+     */
+    static McpError storeUnavailableError(StoreUnavailableException e) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("fault", e.fault().name());
+        data.put("retryable", e.retryable());
+        e.retryAfter().ifPresent(after -> {
+            data.put("retryAfterSeconds", e.retryAfterSeconds());
+            data.put("retryAfterMillis", Math.max(1, after.toMillis()));
+        });
+        return McpError.builder(ToolgateMcpServer.STORE_UNAVAILABLE)
+                .message("Store unavailable: " + e.advice())
                 .data(data)
                 .build();
     }

@@ -336,6 +336,11 @@ final class HttpRequestStream implements McpStreamableServerTransport {
         if (error != null && error.code() != null && error.code() == ToolgateMcpServer.RATE_LIMITED) {
             status = 429;
             exchange.getResponseHeaders().set("Retry-After", String.valueOf(retryAfterSeconds(error.data())));
+        } else if (error != null && error.code() != null && error.code() == ToolgateMcpServer.STORE_UNAVAILABLE) {
+            status = 503;
+            if (error.data() instanceof Map<?, ?> map && Boolean.TRUE.equals(map.get("retryable"))) {
+                exchange.getResponseHeaders().set("Retry-After", String.valueOf(retryAfterSeconds(error.data())));
+            }
         }
         HttpResponses.sendBytes(exchange, status, json.getBytes(StandardCharsets.UTF_8));
     }

@@ -117,28 +117,48 @@ final class ServletGuardedResponse extends HttpServletResponseWrapper {
             String text = held.toString();
             held = null;
             released = true;
-            long retryAfter = rateLimitedSeconds(text);
-            if (retryAfter > 0 && !isCommitted()) {
-                setStatus(429);
-                ServletGuardedResponse.super.setHeader("Retry-After", String.valueOf(retryAfter));
+            Refusal refusal = refusal(text);
+            if (refusal != null && !isCommitted()) {
+                setStatus(refusal.status());
+                if (refusal.retryAfterSeconds() > 0) {
+                    ServletGuardedResponse.super.setHeader("Retry-After", String.valueOf(refusal.retryAfterSeconds()));
+                }
             }
             target.write(text);
         }
     }
 
+    /** An HTTP status for a refusal, with its {@code Retry-After} seconds (0: none). */
+    record Refusal(int status, long retryAfterSeconds) {
+    }
+
     /**
-     * The {@code Retry-After} seconds if {@code text} (a JSON body or SSE events) is first of all a
-     * JSON-RPC response with the rate-limit error, else 0.
+     * The HTTP status if {@code text} (a JSON body or SSE events) is first of all a JSON-RPC response with
+     * the rate-limit error (429) or the store-unavailable error (503), else null.
      */
-    long rateLimitedSeconds(String text) {
-        if (!text.contains(String.valueOf(ToolgateMcpServer.RATE_LIMITED))) {
-            return 0; // the common case, without parsing
+    Refusal refusal(String text) {
+        if (text.contains(String.valueOf(ToolgateMcpServer.RATE_LIMITED))) {
+            long seconds = errorSeconds(text, ToolgateMcpServer.RATE_LIMITED);
+            return seconds > 0 ? new Refusal(429, seconds) : null;
         }
+        if (text.contains(String.valueOf(ToolgateMcpServer.STORE_UNAVAILABLE))) {
+            long seconds = errorSeconds(text, ToolgateMcpServer.STORE_UNAVAILABLE);
+            return seconds < 0 ? null : new Refusal(503, seconds);
+        }
+        return null; // the common case, without parsing
+    }
+
+    /**
+     * For a JSON-RPC response whose error has {@code code}: its {@code retryAfterSeconds} (at least 1 if
+     * the error is retryable or has no data), 0 for a store error that is not retryable; -1 if
+     * {@code text} is not such a response.
+     */
+    private long errorSeconds(String text, int errorCode) {
         String json = text.strip();
         if (!json.startsWith("{")) {
             int data = text.indexOf("data:");
             if (data < 0) {
-                return 0;
+                return -1;
             }
             int end = text.indexOf('\n', data);
             json = text.substring(data + 5, end < 0 ? text.length() : end).strip();
@@ -146,13 +166,20 @@ final class ServletGuardedResponse extends HttpServletResponseWrapper {
         try {
             Map<?, ?> message = mapper.readValue(json, Map.class);
             if (message.get("error") instanceof Map<?, ?> error && error.get("code") instanceof Number code
-                    && code.intValue() == ToolgateMcpServer.RATE_LIMITED && message.containsKey("id")) {
-                return error.get("data") instanceof Map<?, ?> details && details.get("retryAfterSeconds") instanceof Number seconds
-                        ? Math.max(1, seconds.longValue()) : 1;
+                    && code.intValue() == errorCode && message.containsKey("id")) {
+                if (error.get("data") instanceof Map<?, ?> details) {
+                    if (details.get("retryAfterSeconds") instanceof Number seconds) {
+                        return Math.max(1, seconds.longValue());
+                    }
+                    if (Boolean.FALSE.equals(details.get("retryable"))) {
+                        return 0;
+                    }
+                }
+                return 1;
             }
         } catch (IOException | RuntimeException e) {
-            return 0; // not one JSON-RPC message: pass it on as it is
+            return -1; // not one JSON-RPC message: pass it on as it is
         }
-        return 0;
+        return -1;
     }
 }

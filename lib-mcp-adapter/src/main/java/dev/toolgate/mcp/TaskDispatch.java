@@ -3,6 +3,7 @@ package dev.toolgate.mcp;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
@@ -139,6 +140,8 @@ final class TaskDispatch {
             throw ToolBridge.unknownTool(wire);
         } catch (BudgetExceededException e) {
             throw CallAnswers.rateLimited(e);
+        } catch (StoreUnavailableException e) {
+            throw CallAnswers.storeUnavailableError(e); // before any task exists: an error on every transport
         } catch (ToolValidationException e) {
             throw refused(e.getMessage(), CallAnswers.feedbackJson((e.toolName() == null ? e.forTool(gateName) : e).feedback()));
         } catch (DuplicateCallException e) {

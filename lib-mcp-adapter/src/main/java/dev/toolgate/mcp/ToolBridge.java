@@ -3,6 +3,7 @@ package dev.toolgate.mcp;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
+import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.gate.Applied;
 import dev.toolgate.gate.CallContext;
 import dev.toolgate.gate.CallResult;
@@ -322,6 +323,12 @@ final class ToolBridge {
             return CallAnswers.gateError(e);
         } catch (ToolExecutionException e) {
             return CallAnswers.executionFailed(e);
+        } catch (StoreUnavailableException e) { // the store logs the outage once; no trace per call
+            LOG.debug("MCP call of {} refused: {}", name, e.getMessage());
+            if (overHttp(exchange.transportContext())) {
+                throw CallAnswers.storeUnavailableError(e);
+            }
+            return CallAnswers.storeUnavailable(e);
         } catch (RuntimeException e) {
             LOG.error("MCP call of {} failed", name, toolgate.settings().redactor().redactThrowable(e));
             throw McpError.builder(JsonRpc.INTERNAL_ERROR).message("Internal error").build();
@@ -476,6 +483,11 @@ final class ToolBridge {
 
     private boolean mayMutate(Principal principal) {
         return toolgate.resolveTools(principal).stream().anyMatch(tool -> tool.effect().mutates());
+    }
+
+    /** True for a request over Streamable HTTP (JDK server or servlet): their contexts carry {@link #ERROR_LOGGED_KEY}. */
+    static boolean overHttp(McpTransportContext context) {
+        return context != null && context.get(ERROR_LOGGED_KEY) != null;
     }
 
     private Principal principalOf(McpTransportContext context) {

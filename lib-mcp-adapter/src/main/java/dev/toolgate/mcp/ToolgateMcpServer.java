@@ -85,6 +85,11 @@ import org.slf4j.LoggerFactory;
  *       <td>JSON-RPC error {@value #RATE_LIMITED} "Rate limited", data {@code {retryAfterSeconds,
  *       retryAfterMillis, limit, windowSeconds}}; on Streamable HTTP also HTTP 429 with
  *       {@code Retry-After}</td></tr>
+ *   <tr><td>the gate's store is unavailable (database down, hung, full, read-only)</td>
+ *       <td>over Streamable HTTP: JSON-RPC error {@value #STORE_UNAVAILABLE} "Store unavailable: ... try
+ *       again in N s", data {@code {fault, retryable, retryAfterSeconds, retryAfterMillis}}, HTTP 503 with
+ *       {@code Retry-After} when retryable; over stdio: {@code isError: true}, {@code {status:
+ *       "unavailable", kind: "store", fault, retryable, retryAfterSeconds, message}}</td></tr>
  *   <tr><td>{@code tasks/result} stopped waiting before the task ended</td>
  *       <td>JSON-RPC error {@value #TASK_NOT_FINISHED}, data {@code {taskId, status}}</td></tr>
  *   <tr><td>an unknown task, or another principal's</td>
@@ -128,6 +133,16 @@ public final class ToolgateMcpServer implements AutoCloseable {
      * {@code status}.
      */
     public static final int TASK_NOT_FINISHED = -32030;
+
+    /**
+     * The JSON-RPC error code of a call refused because the gate's store is unavailable (its database
+     * is down, hung, full or read-only): nothing was done. Over Streamable HTTP it comes with HTTP 503
+     * and, when retrying may help, {@code Retry-After}. The data holds {@code fault} (a
+     * {@link dev.toolgate.spi.StoreFault} name), {@code retryable}, and for a retryable fault
+     * {@code retryAfterSeconds} and {@code retryAfterMillis}. Over stdio the same refusal is a tool
+     * result with {@code isError: true} and {@code status: "unavailable"}, which a model can relay.
+     */
+    public static final int STORE_UNAVAILABLE = -32031;
 
     /** The default Streamable HTTP endpoint path. */
     public static final String DEFAULT_ENDPOINT = "/mcp";

@@ -121,6 +121,9 @@ final class GatedToolCallback implements ToolCallback {
             return ModelReplies.gateError(e);
         } catch (ToolExecutionException e) {
             return ModelReplies.failed(e, chatName);
+        } catch (dev.toolgate.spi.StoreUnavailableException e) { // the store logs the outage once
+            LOG.debug("Spring AI call of {} refused: {}", qualifiedName, e.getMessage());
+            return ModelReplies.storeUnavailable(e);
         } catch (RuntimeException e) {
             LOG.error("Spring AI call of {} ({}) failed", qualifiedName, chatName, LOGGED.redactThrowable(e));
             return ModelReplies.internal(chatName);

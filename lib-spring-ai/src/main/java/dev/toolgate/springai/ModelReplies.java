@@ -92,6 +92,20 @@ final class ModelReplies {
         return Json.write(json);
     }
 
+    /** The gate's store is unavailable: nothing was done; when to try again, or that an operator must act. */
+    static String storeUnavailable(dev.toolgate.spi.StoreUnavailableException e) {
+        ObjectNode json = Json.object();
+        json.put("status", "unavailable");
+        json.put("kind", "store");
+        json.put("fault", e.fault().name());
+        json.put("retryable", e.retryable());
+        if (e.retryable()) {
+            json.put("retryAfterSeconds", e.retryAfterSeconds());
+        }
+        json.put("message", e.advice());
+        return Json.write(json);
+    }
+
     static String forbidden(ForbiddenException e, String chatName) {
         ObjectNode json = Json.object();
         json.put("status", "forbidden");

@@ -179,4 +179,29 @@ class GateOutcomesTest {
         assertThat(log.lines().mapToInt(String::length).max().orElse(0)).as("the longest logged line")
                 .isLessThan(5_000);
     }
+
+    @Test
+    void aStoreOutageIsAResultTheModelCanRelayAndNothingRuns() {
+        dev.toolgate.testkit.FlakyStore store = new dev.toolgate.testkit.FlakyStore(new InMemoryStore());
+        try (Toolgate flaky = Toolgate.builder().discoverTools(false).discoverComponents(false).store(store)
+                .budget(ToolBudget.perPrincipal(100, java.time.Duration.ofMinutes(1))).tools("incident", incidents.tools().toArray(new Tool<?, ?>[0])).build()) {
+            ToolgateToolCallbacks tools = ToolgateToolCallbacks.builder(flaky).principal(() -> admin).build();
+            store.fail(new dev.toolgate.spi.StoreUnavailableException("Toolgate store unavailable: the database is shutting down"
+                    + " (terminating connection due to administrator command)", null, dev.toolgate.spi.StoreFault.SHUTTING_DOWN,
+                    java.time.Duration.ofSeconds(3)));
+
+            JsonNode refused = callThroughChatClient(tools, "incident__list", "{\"severity\":\"low\"}");
+
+            assertThat(refused.path("status").asString()).isEqualTo("unavailable");
+            assertThat(refused.path("kind").asString()).isEqualTo("store");
+            assertThat(refused.path("fault").asString()).isEqualTo("SHUTTING_DOWN");
+            assertThat(refused.path("retryAfterSeconds").asLong()).isEqualTo(3);
+            assertThat(refused.path("message").asString()).contains("Try again in 3 s").doesNotContain("administrator");
+            assertThat(incidents.reads).as("a read that cannot be metered does not run").hasValue(0);
+
+            store.heal();
+            assertThat(callThroughChatClient(tools, "incident__list", "{\"severity\":\"low\"}").path("status").asString())
+                    .isEqualTo("executed");
+        }
+    }
 }
