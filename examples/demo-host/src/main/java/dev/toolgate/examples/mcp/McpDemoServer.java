@@ -10,6 +10,7 @@ import dev.toolgate.context.web.ProbeTools;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.examples.DemoPrincipals;
+import dev.toolgate.examples.PortInUse;
 import dev.toolgate.examples.console.DemoConsole;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.mcp.McpAuthenticator;
@@ -23,7 +24,6 @@ import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.StoreSettings;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -190,7 +190,12 @@ public final class McpDemoServer {
             System.exit(e.getMessage().isEmpty() ? 0 : 2);
             return;
         }
-        run(options, stderr);
+        try {
+            run(options, stderr);
+        } catch (PortInUse e) {
+            stderr.println("error: " + e.getMessage()); // one line, no stack trace
+            System.exit(1);
+        }
         System.exit(0);
     }
 
@@ -225,14 +230,15 @@ public final class McpDemoServer {
                         .catalog(DemoCatalog.of(gate))
                         .start();
             } else {
-                server = ToolgateMcpServer.http(gate, McpAuthenticator.fixed(TOKENS))
-                        .bind(options.bind())
-                        .port(options.port())
-                        .permissionMode(options.mode())
-                        .consent(options.consent())
-                        .serverInfo("toolgate-demo", "0.1.0")
-                        .catalog(DemoCatalog.of(gate))
-                        .start();
+                server = PortInUse.listen("the MCP server", options.bind(), options.port(), "--port",
+                        () -> ToolgateMcpServer.http(gate, McpAuthenticator.fixed(TOKENS))
+                                .bind(options.bind())
+                                .port(options.port())
+                                .permissionMode(options.mode())
+                                .consent(options.consent())
+                                .serverInfo("toolgate-demo", "0.1.0")
+                                .catalog(DemoCatalog.of(gate))
+                                .start());
                 console.println("Toolgate demo MCP server on " + server.endpoint().orElseThrow()
                         + " (demo bearer tokens: alice-token, bob-token, carol-token, reporter-token)");
                 ToolgateMcpServer running = server;
@@ -243,8 +249,9 @@ public final class McpDemoServer {
             DemoConsole operatorConsole = null;
             if (options.consolePort() >= 0) {
                 try {
-                    operatorConsole = DemoConsole.start(gate, TOKENS, options.bind(), options.consolePort());
-                } catch (IOException | RuntimeException e) {
+                    operatorConsole = PortInUse.listen("the operator console", options.bind(), options.consolePort(),
+                            "--console-port", () -> DemoConsole.start(gate, TOKENS, options.bind(), options.consolePort()));
+                } catch (Exception e) {
                     server.close();
                     throw e;
                 }
@@ -254,8 +261,9 @@ public final class McpDemoServer {
             DemoMetrics metrics = null;
             if (prometheus != null) {
                 try {
-                    metrics = DemoMetrics.start(prometheus, options.bind(), options.metricsPort());
-                } catch (IOException | RuntimeException e) {
+                    metrics = PortInUse.listen("the metrics endpoint", options.bind(), options.metricsPort(),
+                            "--metrics-port", () -> DemoMetrics.start(prometheus, options.bind(), options.metricsPort()));
+                } catch (Exception e) {
                     server.close();
                     if (operatorConsole != null) {
                         operatorConsole.close();
