@@ -37,9 +37,9 @@ import java.util.Map;
  * ({@code toolgate://guide}) and each incident ({@code incident://INC-1}, read through the gate).
  *
  * <pre>
- * # once: write the runtime classpath into a Java argument file (see lib-mcp-adapter/README.md)
- * echo "-cp $PWD/target/classes:$(cat target/classpath.txt)" &gt; target/mcp-demo.args
- * # stdio, as carol (what a desktop client launches):
+ * # stdio, as carol (what a desktop client launches; builds first when classes are missing or stale):
+ * examples/demo-host/mcp-demo --principal carol
+ * # or with plain java, after writing the runtime classpath into a Java argument file (lib-mcp-adapter/README.md):
  * java @target/mcp-demo.args dev.toolgate.examples.mcp.McpDemoServer --transport stdio --principal carol
  * # Streamable HTTP on http://127.0.0.1:8765/mcp, demo bearer tokens alice-token, bob-token, carol-token:
  * java @target/mcp-demo.args dev.toolgate.examples.mcp.McpDemoServer --transport http --port 8765
@@ -173,6 +173,19 @@ public final class McpDemoServer {
                      decides in the console (awaiting_operator)
             """.formatted(DEFAULT_DB);
 
+    /**
+     * Where the demo keeps what: Toolgate's state in the store, the demo plugin's incidents in this
+     * process's memory ({@code DemoData}), so a proposal may outlive the incident it names.
+     */
+    static String storageNote(String db) {
+        if (db.equalsIgnoreCase("memory")) {
+            return "Demo data: everything in memory (proposals, runs, audit and the incidents); nothing is kept after exit";
+        }
+        return "Demo data: proposals, runs and the audit persist in " + db + "; the incidents are this process's"
+                + " sample data in memory: each start begins with the sample incident, and another process on the same"
+                + " database has its own";
+    }
+
     /** Starts the server; blocks until stdin ends (stdio) or the process is stopped (http). */
     public static void main(String[] args) throws Exception {
         // stdout belongs to the protocol: take it first, then send everything else to stderr
@@ -211,6 +224,7 @@ public final class McpDemoServer {
         } else {
             builder.storeSetting("jdbc.url", options.db());
         }
+        console.println(storageNote(options.db()));
         PrometheusMeterRegistry prometheus = options.metricsPort() >= 0
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
         ToolgateObservability observability = prometheus == null ? null
