@@ -18,6 +18,7 @@ import tools.jackson.databind.JsonNode;
  * its error and never holds up the others; tools it listed before stay registered, and calling one
  * while it is down fails with {@link dev.toolgate.gate.SourceUnavailableException}, recorded.
  */
+@SuppressWarnings("try") // close() may throw what a source's client throws; the gate closes sources itself
 public interface ToolSource extends AutoCloseable {
 
     /** What a source id looks like: a kind and a name, such as {@code mcp:github} or {@code db:reports}. */

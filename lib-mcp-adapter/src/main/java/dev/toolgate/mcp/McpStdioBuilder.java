@@ -93,8 +93,10 @@ public final class McpStdioBuilder extends McpServerBuilder<McpStdioBuilder> {
         if (catalogDispatch != null) {
             catalogDispatch.attach(server, transport);
         }
-        LOG.info("MCP server on stdio for {} ({} tool(s) visible, permission mode {})", principal.key(),
-                toolgate.resolveTools(principal).size(), permissionMode);
+        ToolBridge.Listed listed = bridge.listedFor(principal);
+        LOG.info("MCP server on stdio for {}: tools/list offers {} tool(s) ({} of the gate's, {} added by the MCP "
+                + "layer: apply, run and decision tools), permission mode {}", principal.key(), listed.total(),
+                listed.gateTools(), listed.mcpTools(), permissionMode);
         return new ToolgateMcpServer(server, bridge, null, null, guarded.eof(), restore, catalogDispatch);
     }
 }

@@ -170,20 +170,53 @@ final class ToolBridge {
     }
 
     private boolean isVisible(McpTransportContext context, McpSchema.Tool tool) {
-        Principal principal = principalOf(context);
+        return isVisible(principalOf(context), tool.name());
+    }
+
+    private boolean isVisible(Principal principal, String name) {
         if (principal == null) {
             return false;
         }
-        if (tool.name().equals(applyToolName) && consent.clientDecides()) {
+        if (name.equals(applyToolName) && consent.clientDecides()) {
             return mayMutate(principal);
         }
-        if (RunTools.isDecision(tool.name()) && runTools.handles(tool.name())) {
-            return mayMutate(principal); // as the apply tool: only with a step that could need consent in view
+        if (runTools.handles(name)) {
+            // a decision tool as the apply tool: only with a step that could need consent in view
+            return RunTools.isDecision(name) ? mayMutate(principal) : !toolgate.resolveTools(principal).isEmpty();
         }
-        if (runTools.handles(tool.name())) {
-            return !toolgate.resolveTools(principal).isEmpty();
+        return visible(principal, gateName(name)).isPresent();
+    }
+
+    /** True for the tools the MCP layer adds (the apply tool, run and decision tools), not the gate's own. */
+    private boolean isMcpTool(String name) {
+        return (name.equals(applyToolName) && consent.clientDecides()) || runTools.handles(name);
+    }
+
+    /** What {@code tools/list} offers a principal: the gate's tools it may see, and the tools the MCP layer adds. */
+    record Listed(int gateTools, int mcpTools) {
+        int total() {
+            return gateTools + mcpTools;
         }
-        return visible(principal, gateName(tool.name())).isPresent();
+    }
+
+    /** What {@code tools/list} returns to {@code principal} now, counted with the list filter's own predicate. */
+    Listed listedFor(Principal principal) {
+        Set<String> names;
+        synchronized (syncLock) {
+            names = published.keySet();
+        }
+        int gateTools = 0;
+        int mcpTools = 0;
+        for (String name : names) {
+            if (isVisible(principal, name)) {
+                if (isMcpTool(name)) {
+                    mcpTools++;
+                } else {
+                    gateTools++;
+                }
+            }
+        }
+        return new Listed(gateTools, mcpTools);
     }
 
     private void scheduleSync() {

@@ -256,6 +256,11 @@ public final class ToolgateMcpServer implements AutoCloseable {
         }
     }
 
+    /** What {@code tools/list} offers {@code principal} now (what the stdio server's start-up line counts). */
+    ToolBridge.Listed listedFor(dev.toolgate.access.Principal principal) {
+        return bridge.listedFor(principal);
+    }
+
     /** Stops serving: ends sessions and releases the port or the streams. Does not close the gate. */
     @Override
     public void close() {

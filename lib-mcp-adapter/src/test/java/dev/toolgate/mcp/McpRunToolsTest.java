@@ -83,6 +83,18 @@ class McpRunToolsTest {
     }
 
     @Test
+    void theCountOfListedToolsIsWhatToolsListReturnsMcpToolsIncluded() {
+        for (String name : List.of("alice", "bob", "carol", "robot")) {
+            Principal principal = Fixtures.TOKENS.get(name + "-token");
+            List<String> listed = Fixtures.names(client(name + "-token").listTools());
+            assertThat(server.listedFor(principal).total()).as(name + ": " + listed).isEqualTo(listed.size());
+            assertThat(server.listedFor(principal).gateTools()).as(name).isEqualTo(gate.listTools(principal).size());
+        }
+        assertThat(server.listedFor(Fixtures.CAROL).mcpTools()).as("apply, run.ticket.triage and the decision tools")
+                .isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
     void badApproveArgumentsAndUnknownRunsAreErrorsTheModelCanRead() {
         McpSyncClient carol = client("carol-token");
         McpSchema.CallToolResult invalid = Fixtures.call(carol, "toolgate.approve", Map.of("seq", 0, "extra", true));

@@ -162,7 +162,9 @@ class McpStdioTest {
 
     @Test
     void malformedLinesGetErrorsStdoutStaysProtocolOnlyAndEofStopsTheServer() throws Exception {
-        Process process = new ProcessBuilder(command("carol", 100)).start();
+        List<String> command = new ArrayList<>(command("carol", 100));
+        command.add(1, "-Dorg.slf4j.simpleLogger.log.dev.toolgate.mcp.ToolgateMcpServer=info"); // the start-up line
+        Process process = new ProcessBuilder(command).start();
         List<String> stdout = new ArrayList<>();
         try (OutputStream in = process.getOutputStream();
              BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -187,6 +189,8 @@ class McpStdioTest {
         assertThat(process.exitValue()).isZero();
         String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(stderr).contains("this stray line must not reach the protocol stream");
+        assertThat(stderr).as("the start-up line counts what tools/list returns, the apply tool included")
+                .contains("tools/list offers 5 tool(s) (4 of the gate's, 1 added by the MCP layer: apply, run and decision tools)");
 
         List<JsonNode> messages = stdout.stream().map(Json::parse).toList();
         assertThat(messages.get(0).path("error").path("code").asInt()).isEqualTo(-32700);

@@ -46,9 +46,9 @@ import java.util.UUID;
  * does for a host, printing each step.
  *
  * <pre>
- * ./mvnw -q -pl examples/demo-host -am compile exec:java                      # H2 file in ~/.toolgate
- * ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.args="--db jdbc:postgresql://127.0.0.1:5432/test?user=postgres"
- * ./mvnw -q -pl examples/demo-host -am compile exec:java -Dexec.args="--db memory"
+ * ./mvnw -ntp -pl examples/demo-host -am compile exec:java                    # H2 file in ~/.toolgate
+ * ./mvnw -ntp -pl examples/demo-host -am compile exec:java -Dexec.args="--db jdbc:postgresql://127.0.0.1:5432/test?user=postgres"
+ * ./mvnw -ntp -pl examples/demo-host -am compile exec:java -Dexec.args="--db memory"
  * </pre>
  */
 public final class DemoHost {
@@ -65,7 +65,23 @@ public final class DemoHost {
     }
 
     public static void main(String[] args) {
+        quietLibraryLogs();
         run(args, System.out);
+    }
+
+    /**
+     * The walkthrough prints every step itself; the libraries' own log lines (among them warnings for the
+     * refusals it provokes on purpose) would only interleave with it. Under {@code exec:java} they go to
+     * Maven's logger, which the quick start no longer silences with {@code -q}, so they are set to errors
+     * only here, before the first logger exists, unless the command line chose a level.
+     */
+    private static void quietLibraryLogs() {
+        for (String logger : new String[] {"dev.toolgate", "com.zaxxer.hikari"}) {
+            String key = "org.slf4j.simpleLogger.log." + logger;
+            if (System.getProperty(key) == null) {
+                System.setProperty(key, "error");
+            }
+        }
     }
 
     /** Runs the demo, printing to {@code out}. */

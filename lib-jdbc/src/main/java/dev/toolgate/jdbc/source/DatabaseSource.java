@@ -58,6 +58,7 @@ import tools.jackson.databind.node.ObjectNode;
  * database error or a timeout fails the call with a message for the model; a database that cannot be
  * reached makes the call fail with {@link SourceUnavailableException}.
  */
+@SuppressWarnings("try") // close() may throw what a source's client throws; the gate closes sources itself
 public final class DatabaseSource implements ToolSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseSource.class);

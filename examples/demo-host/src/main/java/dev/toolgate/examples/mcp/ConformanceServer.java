@@ -3,6 +3,7 @@ package dev.toolgate.examples.mcp;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
+import dev.toolgate.examples.PortInUse;
 import dev.toolgate.mcp.McpAuthenticator;
 import dev.toolgate.mcp.McpCatalog;
 import dev.toolgate.mcp.McpToolNames;
@@ -61,16 +62,27 @@ public final class ConformanceServer {
             usage();
         }
         PrintStream console = System.out;
+        try {
+            serve(port, transport, console);
+        } catch (PortInUse e) {
+            System.err.println("error: " + e.getMessage()); // one line, no stack trace
+            System.exit(1);
+        }
+    }
+
+    private static void serve(int port, String transport, PrintStream console) throws Exception {
         try (InMemoryStore store = new InMemoryStore(); Toolgate gate = gate(store)) {
             if (transport.equals("servlet")) {
-                try (ServletFixture served = ServletFixture.start(gate, port)) {
+                try (ServletFixture served = PortInUse.listen("the conformance host", "127.0.0.1", port, "--port",
+                        () -> ServletFixture.start(gate, port))) {
                     console.println("Conformance host on " + served.endpoint() + " (servlet on Jetty; bearer token " + TOKEN + ")");
                     console.flush();
                     Thread.currentThread().join(); // until the process is stopped
                 }
                 return;
             }
-            try (ToolgateMcpServer server = start(gate, port)) {
+            try (ToolgateMcpServer server = PortInUse.listen("the conformance host", "127.0.0.1", port, "--port",
+                    () -> start(gate, port))) {
                 console.println("Conformance host on " + server.endpoint().orElseThrow() + " (bearer token " + TOKEN + ")");
                 console.flush();
                 Runtime.getRuntime().addShutdownHook(new Thread(server::close, "conformance-shutdown"));

@@ -10,6 +10,7 @@ import dev.toolgate.context.web.ProbeTools;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.examples.DemoPrincipals;
+import dev.toolgate.examples.PortInUse;
 import dev.toolgate.examples.console.DemoConsole;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.mcp.McpAuthenticator;
@@ -23,7 +24,6 @@ import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.StoreSettings;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -37,9 +37,9 @@ import java.util.Map;
  * ({@code toolgate://guide}) and each incident ({@code incident://INC-1}, read through the gate).
  *
  * <pre>
- * # once: write the runtime classpath into a Java argument file (see lib-mcp-adapter/README.md)
- * echo "-cp $PWD/target/classes:$(cat target/classpath.txt)" &gt; target/mcp-demo.args
- * # stdio, as carol (what a desktop client launches):
+ * # stdio, as carol (what a desktop client launches; builds first when classes are missing or stale):
+ * examples/demo-host/mcp-demo --principal carol
+ * # or with plain java, after writing the runtime classpath into a Java argument file (lib-mcp-adapter/README.md):
  * java @target/mcp-demo.args dev.toolgate.examples.mcp.McpDemoServer --transport stdio --principal carol
  * # Streamable HTTP on http://127.0.0.1:8765/mcp, demo bearer tokens alice-token, bob-token, carol-token:
  * java @target/mcp-demo.args dev.toolgate.examples.mcp.McpDemoServer --transport http --port 8765
@@ -173,6 +173,19 @@ public final class McpDemoServer {
                      decides in the console (awaiting_operator)
             """.formatted(DEFAULT_DB);
 
+    /**
+     * Where the demo keeps what: Toolgate's state in the store, the demo plugin's incidents in this
+     * process's memory ({@code DemoData}), so a proposal may outlive the incident it names.
+     */
+    static String storageNote(String db) {
+        if (db.equalsIgnoreCase("memory")) {
+            return "Demo data: everything in memory (proposals, runs, audit and the incidents); nothing is kept after exit";
+        }
+        return "Demo data: proposals, runs and the audit persist in " + db + "; the incidents are this process's"
+                + " sample data in memory: each start begins with the sample incident, and another process on the same"
+                + " database has its own";
+    }
+
     /** Starts the server; blocks until stdin ends (stdio) or the process is stopped (http). */
     public static void main(String[] args) throws Exception {
         // stdout belongs to the protocol: take it first, then send everything else to stderr
@@ -190,7 +203,12 @@ public final class McpDemoServer {
             System.exit(e.getMessage().isEmpty() ? 0 : 2);
             return;
         }
-        run(options, stderr);
+        try {
+            run(options, stderr);
+        } catch (PortInUse e) {
+            stderr.println("error: " + e.getMessage()); // one line, no stack trace
+            System.exit(1);
+        }
         System.exit(0);
     }
 
@@ -206,6 +224,7 @@ public final class McpDemoServer {
         } else {
             builder.storeSetting("jdbc.url", options.db());
         }
+        console.println(storageNote(options.db()));
         PrometheusMeterRegistry prometheus = options.metricsPort() >= 0
                 ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
         ToolgateObservability observability = prometheus == null ? null
@@ -225,14 +244,15 @@ public final class McpDemoServer {
                         .catalog(DemoCatalog.of(gate))
                         .start();
             } else {
-                server = ToolgateMcpServer.http(gate, McpAuthenticator.fixed(TOKENS))
-                        .bind(options.bind())
-                        .port(options.port())
-                        .permissionMode(options.mode())
-                        .consent(options.consent())
-                        .serverInfo("toolgate-demo", "0.1.0")
-                        .catalog(DemoCatalog.of(gate))
-                        .start();
+                server = PortInUse.listen("the MCP server", options.bind(), options.port(), "--port",
+                        () -> ToolgateMcpServer.http(gate, McpAuthenticator.fixed(TOKENS))
+                                .bind(options.bind())
+                                .port(options.port())
+                                .permissionMode(options.mode())
+                                .consent(options.consent())
+                                .serverInfo("toolgate-demo", "0.1.0")
+                                .catalog(DemoCatalog.of(gate))
+                                .start());
                 console.println("Toolgate demo MCP server on " + server.endpoint().orElseThrow()
                         + " (demo bearer tokens: alice-token, bob-token, carol-token, reporter-token)");
                 ToolgateMcpServer running = server;
@@ -243,8 +263,9 @@ public final class McpDemoServer {
             DemoConsole operatorConsole = null;
             if (options.consolePort() >= 0) {
                 try {
-                    operatorConsole = DemoConsole.start(gate, TOKENS, options.bind(), options.consolePort());
-                } catch (IOException | RuntimeException e) {
+                    operatorConsole = PortInUse.listen("the operator console", options.bind(), options.consolePort(),
+                            "--console-port", () -> DemoConsole.start(gate, TOKENS, options.bind(), options.consolePort()));
+                } catch (Exception e) {
                     server.close();
                     throw e;
                 }
@@ -254,8 +275,9 @@ public final class McpDemoServer {
             DemoMetrics metrics = null;
             if (prometheus != null) {
                 try {
-                    metrics = DemoMetrics.start(prometheus, options.bind(), options.metricsPort());
-                } catch (IOException | RuntimeException e) {
+                    metrics = PortInUse.listen("the metrics endpoint", options.bind(), options.metricsPort(),
+                            "--metrics-port", () -> DemoMetrics.start(prometheus, options.bind(), options.metricsPort()));
+                } catch (Exception e) {
                     server.close();
                     if (operatorConsole != null) {
                         operatorConsole.close();

@@ -51,9 +51,16 @@ final class ServletFixture implements AutoCloseable {
         return uri;
     }
 
+    /** Closes the endpoint, then stops Jetty; a failure to stop is rethrown unchecked. */
     @Override
-    public void close() throws Exception {
+    public void close() {
         endpoint.close();
-        jetty.stop();
+        try {
+            jetty.stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            throw new IllegalStateException("Jetty did not stop", e);
+        }
     }
 }

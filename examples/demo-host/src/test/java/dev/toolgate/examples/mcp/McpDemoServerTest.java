@@ -41,6 +41,13 @@ class McpDemoServerTest {
     }
 
     @Test
+    void theStartupSaysWhereTheIncidentsLive() {
+        assertThat(McpDemoServer.storageNote(McpDemoServer.DEFAULT_DB)).contains("persist in " + McpDemoServer.DEFAULT_DB)
+                .contains("the incidents are this process's sample data in memory");
+        assertThat(McpDemoServer.storageNote("memory")).contains("everything in memory");
+    }
+
+    @Test
     void demoTokensMapToTheDemoPrincipals() {
         assertThat(McpDemoServer.TOKENS).containsOnlyKeys("alice-token", "bob-token", "carol-token", "reporter-token");
         assertThat(McpDemoServer.TOKENS.get("carol-token").holds("incident.incident.manage")).isTrue();
