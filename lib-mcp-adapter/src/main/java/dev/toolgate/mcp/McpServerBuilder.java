@@ -211,7 +211,7 @@ public abstract class McpServerBuilder<B extends McpServerBuilder<B>> {
 
     /** The JSON mapper of one server: with tasks, one that writes the task capability and task support. */
     McpJsonMapper mapper(ToolBridge bridge) {
-        return tasks ? TaskJson.mapper(bridge::mayWait) : McpJsonDefaults.getMapper();
+        return tasks ? TaskJson.mapper(bridge.tasks()::mayWait) : McpJsonDefaults.getMapper();
     }
 
     /**

@@ -116,11 +116,11 @@ final class TaskDispatch {
         if (!(params.get("task") instanceof Map<?, ?>)) {
             throw invalid("params.task must be an object, such as {\"ttl\": 60000}");
         }
-        ToolBridge.TaskTarget target = bridge.taskTarget(principal, wire);
-        if (target == ToolBridge.TaskTarget.UNKNOWN) {
+        TaskTargets.Target target = bridge.tasks().target(principal, wire);
+        if (target == TaskTargets.Target.UNKNOWN) {
             throw ToolBridge.unknownTool(wire);
         }
-        if (target == ToolBridge.TaskTarget.NOT_A_TASK) {
+        if (target == TaskTargets.Target.NOT_A_TASK) {
             throw McpError.builder(JsonRpc.METHOD_NOT_FOUND)
                     .message("Task augmentation is not supported for " + wire + ": it never waits; call it without a task")
                     .build();
@@ -130,7 +130,7 @@ final class TaskDispatch {
         String gateName = bridge.gateName(wire);
         String taskId;
         try {
-            taskId = target == ToolBridge.TaskTarget.PROGRAM
+            taskId = target == TaskTargets.Target.PROGRAM
                     ? McpTasks.RUN_PREFIX + toolgate.executions().start(context, gateName.substring(RunTools.PREFIX.length()), input)
                             .executionId()
                     : taskOf(toolgate.call(context, gateName, input));
@@ -172,7 +172,7 @@ final class TaskDispatch {
         }
         if (result instanceof Applied applied) {
             JsonNode run = applied.result() == null ? null : applied.result().get("executionId");
-            return run != null && run.isString() && bridge.startsRuns(applied.toolName())
+            return run != null && run.isString() && bridge.tasks().startsRuns(applied.toolName())
                     ? McpTasks.RUN_PREFIX + run.asString() : McpTasks.CALL_PREFIX + applied.callId();
         }
         if (result instanceof Denied denied) {

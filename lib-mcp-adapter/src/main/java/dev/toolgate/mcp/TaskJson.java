@@ -26,7 +26,7 @@ import tools.jackson.databind.util.Annotations;
  * {@code tools/list}. The SDK's records have no such fields, so the server's own JSON mapper appends
  * them (Jackson mix-ins with virtual properties), on every transport alike, because every transport
  * writes the SDK's messages with this mapper. Which tools may run as tasks is asked of the bridge by
- * name ({@link ToolBridge#mayWait}), so tools registered later are described correctly too.
+ * name ({@link TaskTargets#mayWait}), so tools registered later are described correctly too.
  */
 final class TaskJson {
 

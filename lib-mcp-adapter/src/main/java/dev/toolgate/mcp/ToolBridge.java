@@ -96,6 +96,7 @@ final class ToolBridge {
     private final Object syncLock = new Object();
     private final RunTools runTools;
     private final ClientConsent consent;
+    private final TaskTargets tasks;
     private final ToolNaming naming;
     private Map<String, McpSchema.Tool> published = Map.of();
     /** The gate's name of each served tool whose MCP name differs from it (source tools), by MCP name. */
@@ -121,6 +122,7 @@ final class ToolBridge {
         this.permissionMode = permissionMode;
         this.fixedPrincipal = fixedPrincipal;
         this.runTools = new RunTools(toolgate, consent);
+        this.tasks = new TaskTargets(toolgate, applyToolName, consent, runTools, this::gateName);
     }
 
     // ------------------------------------------------------------------------------------ tool list
@@ -455,51 +457,9 @@ final class ToolBridge {
                 .data("Tool not found: " + name).build();
     }
 
-    // ------------------------------------------------------------------------------------ tasks
-
-    /**
-     * What a task-augmented call of a tool would start, for one principal: UNKNOWN (unknown or hidden:
-     * answered exactly as an unknown tool), NOT_A_TASK (offered, but it never waits: a read, the apply
-     * and decision tools), TOOL (a governed tool that proposes or starts a run), PROGRAM ({@code run.<program>}).
-     */
-    enum TaskTarget { UNKNOWN, NOT_A_TASK, TOOL, PROGRAM }
-
-    /** What calling {@code wire} as a task would start for {@code principal}; see {@link TaskTarget}. */
-    TaskTarget taskTarget(Principal principal, String wire) {
-        String name = gateName(wire);
-        if (principal == null || name == null) {
-            return TaskTarget.UNKNOWN;
-        }
-        if ((name.equals(applyToolName) && consent.clientDecides()) || (RunTools.isDecision(name) && runTools.handles(name))) {
-            return mayMutate(principal) ? TaskTarget.NOT_A_TASK : TaskTarget.UNKNOWN;
-        }
-        if (runTools.handles(name) && toolgate.registry().find(name).isEmpty()) {
-            return toolgate.resolveTools(principal).isEmpty() ? TaskTarget.UNKNOWN : TaskTarget.PROGRAM;
-        }
-        return visible(principal, name).map(tool -> mayWait(wire) ? TaskTarget.TOOL : TaskTarget.NOT_A_TASK)
-                .orElse(TaskTarget.UNKNOWN);
-    }
-
-    /**
-     * True if the tool served as {@code wire} may wait for consent, so it may be called as a task:
-     * MUTATE and DESTRUCTIVE tools, tools that start runs, and the programs' run tools. Principal-blind
-     * (it describes the tool in {@code tools/list}); {@link #taskTarget} checks the principal.
-     */
-    boolean mayWait(String wire) {
-        String name = gateName(wire);
-        if (name == null || RunTools.isDecision(name) || (name.equals(applyToolName) && consent.clientDecides())) {
-            return false;
-        }
-        Optional<RegisteredTool> tool = toolgate.registry().find(name);
-        if (tool.isPresent()) {
-            return tool.get().tool().effect().mutates() || runTools.startsRuns(name);
-        }
-        return runTools.handles(name);
-    }
-
-    /** True if the registered tool {@code gateName} starts a durable run when called. */
-    boolean startsRuns(String gateName) {
-        return runTools.startsRuns(gateName);
+    /** What a task-augmented call of each tool would start; see {@link TaskTargets}. */
+    TaskTargets tasks() {
+        return tasks;
     }
 
     /** The MCP name of the gate's tool {@code gateName} (what the client was offered). */
