@@ -241,7 +241,7 @@ class DocsToolsTest {
             for (String heading : index.page("README").orElseThrow().headings()) {
                 JsonNode section = defaults.result(DocsTools.GET_DOC, args("slug", "README", "heading", heading));
                 assertThat(section.get("content").asString()).startsWith("## " + heading);
-                assertThat(section.get("truncated").asBoolean()).isFalse();
+                assertThat(section.get("truncated").asBoolean()).as(heading).isFalse();
                 read.append(section.get("content").asString());
             }
             assertThat(read).contains("## Project layout");
