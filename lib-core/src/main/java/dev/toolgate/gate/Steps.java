@@ -116,7 +116,7 @@ final class Steps implements AutoCloseable {
     /**
      * The checks that change nothing: tool, access, arguments (size, schema), the mode, and the turn's
      * duplicates; with a turn in the context, a call that passes is admitted into it and its caller
-     * must {@linkplain Turn#end end} it.
+     * must {@linkplain Admissions#end end} it.
      */
     Prepared prepare(CallContext context, String toolName, JsonNode arguments) {
         Objects.requireNonNull(context, "context");
