@@ -1,9 +1,9 @@
 package dev.toolgate;
 
 import dev.toolgate.audit.CallRecord;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.InboxResult;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.InboxResult;
 import dev.toolgate.gate.ProposeApplyEngine;
 import dev.toolgate.execution.ExecutionOutcome;
 import dev.toolgate.execution.Executions;

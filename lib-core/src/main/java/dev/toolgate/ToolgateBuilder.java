@@ -9,9 +9,9 @@ import dev.toolgate.execution.Program;
 import dev.toolgate.execution.ProgramProvider;
 import dev.toolgate.gate.EngineContext;
 import dev.toolgate.notice.ApprovalNotifier;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.GateSettings;
 import dev.toolgate.gate.ProposeApplyEngine;
-import dev.toolgate.gate.Retention;
+import dev.toolgate.call.Retention;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.Redactor;
 import dev.toolgate.spi.InMemoryStore;
@@ -328,7 +328,7 @@ public final class ToolgateBuilder {
     /**
      * Separation of duties (default false): when true, nobody decides on a proposal they made
      * themselves. Its proposer can neither apply its token nor approve or edit it in the inbox
-     * ({@link dev.toolgate.gate.SeparationOfDutiesException}); another principal with the tool's
+     * ({@link dev.toolgate.call.SeparationOfDutiesException}); another principal with the tool's
      * rules (and, in the inbox, the approver rule) must. The inbox marks such proposals as not
      * decidable for their proposer. Policy's own consent (an ALLOW mode, AUTO permission mode)
      * still applies in one step.

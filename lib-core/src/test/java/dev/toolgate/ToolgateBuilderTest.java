@@ -11,7 +11,7 @@ import dev.toolgate.audit.ToolCallEvent;
 import dev.toolgate.audit.ToolCallListener;
 import dev.toolgate.budget.BudgetLimit;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.spi.StoreProvider;
 import dev.toolgate.spi.StoreSettings;
@@ -86,7 +86,7 @@ class ToolgateBuilderTest {
         assertThat(ranOn.get(0)).as("allowed (the default)").isSameAs(Thread.currentThread());
         assertThat(ranOn.get(1)).as("refused by the host").isNotSameAs(Thread.currentThread())
                 .satisfies(t -> assertThat(t.getName()).startsWith("toolgate-tool-"));
-        assertThat(dev.toolgate.gate.GateSettings.defaults().toolsOnCallerThread()).isTrue();
+        assertThat(dev.toolgate.call.GateSettings.defaults().toolsOnCallerThread()).isTrue();
     }
 
     /** A resolver that allows nothing: proves which resolver a gate uses. */

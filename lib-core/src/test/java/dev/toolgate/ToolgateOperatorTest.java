@@ -7,9 +7,9 @@ import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Guarded;
 import dev.toolgate.access.Principal;
 import dev.toolgate.access.Resolver;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.ForbiddenException;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.ForbiddenException;
+import dev.toolgate.call.GateSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

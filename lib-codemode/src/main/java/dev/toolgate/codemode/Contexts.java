@@ -1,6 +1,6 @@
 package dev.toolgate.codemode;
 
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.tool.ToolContext;
 
 /** The gate context of the calls a codemode tool makes for its caller. */

@@ -35,7 +35,7 @@ final class DescribeTool {
                 .build();
     }
 
-    private static Declared describe(Toolgate gate, dev.toolgate.gate.CallContext context, Codemode.Describe in) {
+    private static Declared describe(Toolgate gate, dev.toolgate.call.CallContext context, Codemode.Describe in) {
         Set<String> wanted = in.plugins().map(TreeSet::new).orElse(null);
         List<ToolDescriptor> tools = new ArrayList<>();
         Set<String> plugins = new TreeSet<>();

@@ -1,7 +1,7 @@
 package dev.toolgate.codemode;
 
-import dev.toolgate.gate.PolicyDeniedException;
-import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.call.PolicyDeniedException;
+import dev.toolgate.call.ToolExecutionException;
 import dev.toolgate.json.Json;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;

@@ -1,13 +1,13 @@
 package dev.toolgate.codemode;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallPreview;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.Denied;
-import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.PolicyDeniedException;
-import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallPreview;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Denied;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.PolicyDeniedException;
+import dev.toolgate.call.ToolExecutionException;
 import dev.toolgate.json.Json;
 import dev.toolgate.policy.Disposition;
 import dev.toolgate.tool.ToolValidationException;

@@ -1,7 +1,7 @@
 package dev.toolgate.codemode;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.TextCap;
 import dev.toolgate.tool.Effect;

@@ -6,7 +6,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.execution.ExecutionOutcome;
-import dev.toolgate.gate.Applied;
+import dev.toolgate.call.Applied;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.testkit.Fixture;

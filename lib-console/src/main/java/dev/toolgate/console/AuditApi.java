@@ -4,7 +4,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

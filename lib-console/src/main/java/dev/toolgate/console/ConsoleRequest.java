@@ -1,6 +1,6 @@
 package dev.toolgate.console;
 
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.toolgate.console;
 
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import java.net.URLDecoder;
 import java.nio.charset.CharacterCodingException;

@@ -1,7 +1,7 @@
 package dev.toolgate.console;
 
 import dev.toolgate.access.PrincipalKind;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;

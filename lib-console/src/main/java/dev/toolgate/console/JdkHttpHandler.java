@@ -3,7 +3,7 @@ package dev.toolgate.console;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpsExchange;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

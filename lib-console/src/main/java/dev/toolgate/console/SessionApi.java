@@ -2,7 +2,7 @@ package dev.toolgate.console;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.PrincipalKind;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import java.time.Duration;
 import java.util.Locale;

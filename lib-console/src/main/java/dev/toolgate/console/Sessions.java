@@ -1,6 +1,6 @@
 package dev.toolgate.console;
 
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;

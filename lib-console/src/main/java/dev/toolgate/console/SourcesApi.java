@@ -1,7 +1,7 @@
 package dev.toolgate.console;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import dev.toolgate.source.SourceStatus;
 import java.util.List;
@@ -39,9 +39,9 @@ final class SourcesApi {
         }
         try {
             toolgate.confirmSchema(operator, tool);
-        } catch (dev.toolgate.gate.ForbiddenException e) {
+        } catch (dev.toolgate.call.ForbiddenException e) {
             throw new ConsoleException(403, "forbidden", e.getMessage());
-        } catch (IllegalArgumentException | dev.toolgate.gate.ProposeApplyException e) {
+        } catch (IllegalArgumentException | dev.toolgate.call.ProposeApplyException e) {
             throw ConsoleException.badRequest("tool", e.getMessage());
         }
         return Responses.json(200, Json.object().put("outcome", "confirmed").put("tool", tool));

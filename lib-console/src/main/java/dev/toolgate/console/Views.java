@@ -2,8 +2,8 @@ package dev.toolgate.console;
 
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
-import dev.toolgate.gate.Freshness;
-import dev.toolgate.gate.PendingProposal;
+import dev.toolgate.call.Freshness;
+import dev.toolgate.call.PendingProposal;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.Json;
 import java.time.Instant;

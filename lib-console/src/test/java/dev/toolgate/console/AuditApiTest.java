@@ -5,7 +5,7 @@ import static dev.toolgate.console.ConsoleFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.NoInput;
 import dev.toolgate.tool.Tool;

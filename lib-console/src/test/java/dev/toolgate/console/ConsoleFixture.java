@@ -3,9 +3,9 @@ package dev.toolgate.console;
 import dev.toolgate.Toolgate;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.GateSettings;
 import dev.toolgate.json.Json;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.NoInput;
@@ -115,7 +115,7 @@ final class ConsoleFixture implements AutoCloseable {
 
     String propose(Principal who, String tool, String arguments) {
         CallResult result = gate.call(CallContext.of(who).withTenant(tenant).withSession("s-" + who.id()), tool, arguments);
-        if (!(result instanceof dev.toolgate.gate.Proposal)) {
+        if (!(result instanceof dev.toolgate.call.Proposal)) {
             throw new AssertionError("expected a proposal: " + result);
         }
         return result.callId();

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolgate.access.Principal;
 import dev.toolgate.audit.CallStatus;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

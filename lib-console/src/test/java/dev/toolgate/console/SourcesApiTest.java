@@ -3,8 +3,8 @@ package dev.toolgate.console;
 import static dev.toolgate.console.ConsoleFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.json.Json;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.OverrideScope;

@@ -1,7 +1,7 @@
 package dev.toolgate.execution;
 
 import dev.toolgate.audit.ExecutionStatus;
-import dev.toolgate.gate.RevertResult;
+import dev.toolgate.call.RevertResult;
 import java.util.List;
 import java.util.Objects;
 

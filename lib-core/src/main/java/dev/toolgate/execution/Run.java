@@ -10,9 +10,9 @@ import tools.jackson.databind.JsonNode;
  * the run's durable log. Not thread-safe: a program makes its calls one after another.
  *
  * <p>What a call throws into the program, which may catch it: the typed denial of a DENY step
- * ({@link dev.toolgate.gate.PolicyDeniedException}), a dry-run's rejection
+ * ({@link dev.toolgate.call.PolicyDeniedException}), a dry-run's rejection
  * ({@link dev.toolgate.tool.ToolValidationException}) and a tool's failure
- * ({@link dev.toolgate.gate.ToolExecutionException}), the same again on a replay. A call the gate
+ * ({@link dev.toolgate.call.ToolExecutionException}), the same again on a replay. A call the gate
  * refuses before it is logged (an unknown or forbidden tool, arguments its schema rejects, the
  * budget, the pending cap) ends the run as failed: nothing of it is in the log, so a replay could not
  * repeat it.

@@ -1,6 +1,6 @@
 package dev.toolgate.execution;
 
-import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.call.ProposeApplyException;
 
 /** No execution with that id exists in the caller's tenant. Nothing changes. */
 public final class UnknownExecutionException extends ProposeApplyException {

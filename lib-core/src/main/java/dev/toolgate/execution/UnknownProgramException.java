@@ -1,6 +1,6 @@
 package dev.toolgate.execution;
 
-import dev.toolgate.gate.ProposeApplyException;
+import dev.toolgate.call.ProposeApplyException;
 
 /** No program of that name is registered on this instance. Nothing changes. */
 public final class UnknownProgramException extends ProposeApplyException {

@@ -2,7 +2,7 @@ package dev.toolgate.execution;
 
 import dev.toolgate.access.PrincipalDirectory;
 import dev.toolgate.access.Resolver;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.GateSettings;
 import dev.toolgate.gate.ProposeApplyEngine;
 import dev.toolgate.spi.CallStore;
 import dev.toolgate.spi.ExecutionStore;

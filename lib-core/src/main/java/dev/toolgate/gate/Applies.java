@@ -1,5 +1,15 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.InvalidTokenException;
+import dev.toolgate.call.PendingProposal;
+import dev.toolgate.call.ProposalClosedException;
+import dev.toolgate.call.StaleProposalException;
+import dev.toolgate.call.StepOfExecutionException;
+import dev.toolgate.call.TokenAlreadyUsedException;
+import dev.toolgate.call.TokenExpiredException;
+import dev.toolgate.call.UnknownProposalException;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;

@@ -4,8 +4,8 @@ import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Guarded;
 import dev.toolgate.access.Principal;
 import dev.toolgate.access.Resolver;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.ForbiddenException;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.ForbiddenException;
 import java.util.Objects;
 import java.util.Set;
 

@@ -1,5 +1,16 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallPreview;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Denied;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.PendingLimitException;
+import dev.toolgate.call.PolicyDeniedException;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.StepRef;
+import dev.toolgate.call.ToolExecutionException;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
@@ -61,7 +72,7 @@ final class Calls {
     /** Ends a call's admission into its context's turn, if it has one (see {@link Steps#prepare}). */
     private static void endInTurn(CallContext context, Prepared call) {
         if (context.turn() != null) {
-            context.turn().end(call.tool().name(), call.argumentsHash());
+            Admissions.end(context.turn(), call.tool().name(), call.argumentsHash());
         }
     }
 

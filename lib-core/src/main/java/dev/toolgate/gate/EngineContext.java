@@ -1,5 +1,6 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.GateSettings;
 import dev.toolgate.access.Resolver;
 import dev.toolgate.audit.ToolCallListener;
 import dev.toolgate.budget.ToolBudget;

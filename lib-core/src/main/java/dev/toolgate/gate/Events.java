@@ -1,5 +1,6 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.CallContext;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.BudgetRefusal;
 import dev.toolgate.audit.CallRecord;

@@ -1,5 +1,14 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Freshness;
+import dev.toolgate.call.InboxResult;
+import dev.toolgate.call.PendingProposal;
+import dev.toolgate.call.StaleProposalException;
+import dev.toolgate.call.StepOfExecutionException;
+import dev.toolgate.call.UnknownProposalException;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;

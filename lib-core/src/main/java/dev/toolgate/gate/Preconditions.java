@@ -1,5 +1,8 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Freshness;
+import dev.toolgate.call.StaleProposalException;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;

@@ -1,5 +1,6 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.MalformedTokenException;
 import dev.toolgate.json.CanonicalJson;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -13,7 +14,7 @@ import java.util.Objects;
  *
  * <p>{@link #toString()} hides the nonce, so a token that reaches a log is not usable.
  */
-public final class ProposalToken {
+final class ProposalToken {
 
     /** The token prefix. */
     public static final String PREFIX = "propose:";

@@ -1,5 +1,8 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.RevertResult;
+import dev.toolgate.call.UnknownProposalException;
 import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;

@@ -1,5 +1,18 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallPreview;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Freshness;
+import dev.toolgate.call.InboxResult;
+import dev.toolgate.call.PendingProposal;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.PurgeResult;
+import dev.toolgate.call.RevertResult;
+import dev.toolgate.call.StepRef;
+import dev.toolgate.call.SweepResult;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.OverrideScope;

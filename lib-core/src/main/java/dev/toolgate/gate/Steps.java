@@ -1,5 +1,14 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.DuplicateCallException;
+import dev.toolgate.call.ForbiddenException;
+import dev.toolgate.call.GateSettings;
+import dev.toolgate.call.SeparationOfDutiesException;
+import dev.toolgate.call.SourceUnavailableException;
+import dev.toolgate.call.ToolExecutionException;
+import dev.toolgate.call.Turn;
+import dev.toolgate.call.UnknownToolException;
 import dev.toolgate.access.AccessDecision;
 import dev.toolgate.access.Principal;
 import dev.toolgate.access.PrincipalKind;
@@ -107,7 +116,7 @@ final class Steps implements AutoCloseable {
     /**
      * The checks that change nothing: tool, access, arguments (size, schema), the mode, and the turn's
      * duplicates; with a turn in the context, a call that passes is admitted into it and its caller
-     * must {@linkplain Turn#end end} it.
+     * must {@linkplain Admissions#end end} it.
      */
     Prepared prepare(CallContext context, String toolName, JsonNode arguments) {
         Objects.requireNonNull(context, "context");
@@ -124,7 +133,7 @@ final class Steps implements AutoCloseable {
         String hash = none ? NO_ARGUMENTS_HASH : CanonicalJson.sha256Hex(bytes);
         ModeResolution mode = resolveMode(tool, context.tenantId(), context.automationId());
         // the last check: a call admitted into the turn ends it (Calls.endInTurn), whatever happens next
-        if (context.turn() != null && !context.turn().begin(tool.name(), hash)) {
+        if (context.turn() != null && !Admissions.begin(context.turn(), tool.name(), hash)) {
             throw new DuplicateCallException(tool.name());
         }
         return new Prepared(tool, args, hash, mode);
@@ -301,7 +310,7 @@ final class Steps implements AutoCloseable {
             throw error;
         }
         if (e instanceof SourceUnavailableException unavailable) {
-            return unavailable.recordedAs(record.id(), message);
+            return new SourceUnavailableException(record.id(), unavailable.toolName(), unavailable.sourceId(), message);
         }
         return new ToolExecutionException(record.id(), record.toolName(), message, e instanceof ToolRunner.Timeout);
     }

@@ -1,5 +1,8 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.PurgeResult;
+import dev.toolgate.call.Retention;
+import dev.toolgate.call.SweepResult;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.spi.CallStore.Purge;

@@ -6,7 +6,7 @@ import dev.toolgate.json.Redactor;
 import dev.toolgate.json.TextCap;
 import java.util.function.Consumer;
 
-import dev.toolgate.gate.SourceUnavailableException;
+import dev.toolgate.call.SourceUnavailableException;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.Tool;
 import dev.toolgate.tool.ToolDefinitionException;

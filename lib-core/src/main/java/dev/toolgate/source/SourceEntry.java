@@ -1,6 +1,6 @@
 package dev.toolgate.source;
 
-import dev.toolgate.gate.SourceUnavailableException;
+import dev.toolgate.call.SourceUnavailableException;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.Preview;
 import dev.toolgate.tool.Tool;

@@ -16,7 +16,7 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>A source that cannot be reached while listing is reported by {@code Toolgate.listSources()} with
  * its error and never holds up the others; tools it listed before stay registered, and calling one
- * while it is down fails with {@link dev.toolgate.gate.SourceUnavailableException}, recorded.
+ * while it is down fails with {@link dev.toolgate.call.SourceUnavailableException}, recorded.
  */
 @SuppressWarnings("try") // close() may throw what a source's client throws; the gate closes sources itself
 public interface ToolSource extends AutoCloseable {
@@ -47,7 +47,7 @@ public interface ToolSource extends AutoCloseable {
      * Runs one tool with arguments the gate has validated against the listed schema, as the principal
      * of {@code context.call()}. Return the result as JSON; the gate redacts and caps it.
      *
-     * @throws dev.toolgate.gate.SourceUnavailableException if the source cannot be reached
+     * @throws dev.toolgate.call.SourceUnavailableException if the source cannot be reached
      * @throws Exception                                    if the tool failed
      */
     JsonNode callTool(String tool, JsonNode arguments, SourceContext context) throws Exception;

@@ -7,7 +7,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.audit.ExecutionQuery;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.tool.ToolValidationException;

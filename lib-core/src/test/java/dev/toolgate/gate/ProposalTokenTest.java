@@ -1,5 +1,6 @@
 package dev.toolgate.gate;
 
+import dev.toolgate.call.MalformedTokenException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

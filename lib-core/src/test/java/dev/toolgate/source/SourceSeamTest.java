@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.json.Json;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.OverrideScope;
@@ -151,7 +151,7 @@ class SourceSeamTest {
         api.path = "/owners/{id}";
         gate.refreshSources();
         assertThatThrownBy(() -> gate.apply(ctx(CAROL), proposal.token()))
-                .isInstanceOf(dev.toolgate.gate.StaleProposalException.class)
+                .isInstanceOf(dev.toolgate.call.StaleProposalException.class)
                 .hasMessageContaining("/pets/7").hasMessageContaining("/owners/7");
         assertThat(api.sent).as("the approved call is not sent to the new path").isEmpty();
 

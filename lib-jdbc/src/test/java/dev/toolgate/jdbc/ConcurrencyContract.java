@@ -15,8 +15,8 @@ import dev.toolgate.policy.ModeSource;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.testkit.Together;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.spi.CallStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -223,7 +223,7 @@ abstract class ConcurrencyContract {
 
     /**
      * Every thread proposes three times into the one session of {@code ctx}: exactly {@code cap} are
-     * recorded, every other one is refused with {@link dev.toolgate.gate.PendingLimitException}.
+     * recorded, every other one is refused with {@link dev.toolgate.call.PendingLimitException}.
      */
     private static void proposeFromEveryThread(Hosts capped, CallContext ctx, String idPrefix, int cap) throws Exception {
         AtomicInteger sequence = new AtomicInteger();
@@ -235,7 +235,7 @@ abstract class ConcurrencyContract {
                     capped.gate().propose(ctx, "notes.add", "{\"id\":\"" + idPrefix + sequence.incrementAndGet()
                             + "\",\"text\":\"x\"}");
                     proposed.incrementAndGet();
-                } catch (dev.toolgate.gate.PendingLimitException e) {
+                } catch (dev.toolgate.call.PendingLimitException e) {
                     limited.incrementAndGet();
                 }
             }

@@ -4,7 +4,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.execution.Program;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.spi.ToolgateStore;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.Preview;

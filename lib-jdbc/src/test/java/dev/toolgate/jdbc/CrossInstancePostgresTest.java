@@ -13,11 +13,11 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.testkit.Together;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.TokenAlreadyUsedException;
-import dev.toolgate.gate.TokenExpiredException;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.TokenAlreadyUsedException;
+import dev.toolgate.call.TokenExpiredException;
 import dev.toolgate.execution.Program;
 import dev.toolgate.json.Json;
 import dev.toolgate.testkit.Notes;
@@ -105,7 +105,7 @@ class CrossInstancePostgresTest {
         }
         CallContext writer = Hosts.ctx(Hosts.WRITER);
         CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
-                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+                dev.toolgate.call.GateSettings.DEFAULT_APPROVER_RULE));
         for (int round = 0; round < 20; round++) {
             String note = "race" + round;
             shared.put(note, "before");
@@ -114,12 +114,12 @@ class CrossInstancePostgresTest {
                 proposals.add((Proposal) two.get(i).gate().call(writer, "notes.edit",
                         "{\"id\":\"" + note + "\",\"text\":\"by " + i + "\"}"));
             }
-            List<dev.toolgate.gate.InboxResult> results = Together.run(2, i -> two.get(i).gate().approve(operator,
-                    proposals.get(1 - i).callId(), dev.toolgate.gate.Approval.once()));
-            List<dev.toolgate.gate.InboxResult> approved = results.stream()
-                    .filter(r -> r instanceof dev.toolgate.gate.InboxResult.Approved).toList();
+            List<dev.toolgate.call.InboxResult> results = Together.run(2, i -> two.get(i).gate().approve(operator,
+                    proposals.get(1 - i).callId(), dev.toolgate.call.Approval.once()));
+            List<dev.toolgate.call.InboxResult> approved = results.stream()
+                    .filter(r -> r instanceof dev.toolgate.call.InboxResult.Approved).toList();
             assertThat(approved).as("round " + round + ": " + results).hasSize(1);
-            assertThat(results).as("round " + round).filteredOn(r -> r instanceof dev.toolgate.gate.InboxResult.Stale).hasSize(1);
+            assertThat(results).as("round " + round).filteredOn(r -> r instanceof dev.toolgate.call.InboxResult.Stale).hasSize(1);
             String winner = approved.get(0).callId();
             int by = proposals.get(0).callId().equals(winner) ? 0 : 1;
             assertThat(shared.snapshot()).as("round " + round).containsEntry(note, "by " + by);
@@ -139,7 +139,7 @@ class CrossInstancePostgresTest {
         List<Hosts> all = instances(b -> b);
         CallContext writer = Hosts.ctx(Hosts.WRITER).withSession("chat-race");
         CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
-                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+                dev.toolgate.call.GateSettings.DEFAULT_APPROVER_RULE));
         for (int round = 0; round < 8; round++) {
             List<String> decided = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
@@ -147,7 +147,7 @@ class CrossInstancePostgresTest {
                         "{\"id\":\"r" + round + "-" + i + "\",\"text\":\"x\"}");
                 var decider = all.get((i + 1) % INSTANCES).gate();
                 if (i % 2 == 0) {
-                    decider.approve(operator, p.callId(), dev.toolgate.gate.Approval.once());
+                    decider.approve(operator, p.callId(), dev.toolgate.call.Approval.once());
                 } else {
                     decider.reject(operator, p.callId(), "declined in round " + round);
                 }
@@ -173,19 +173,19 @@ class CrossInstancePostgresTest {
         List<Hosts> all = instances(b -> b);
         CallContext writer = Hosts.ctx(Hosts.WRITER);
         CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
-                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+                dev.toolgate.call.GateSettings.DEFAULT_APPROVER_RULE));
         Proposal rejected = all.get(0).gate().propose(writer, "notes.add", "{\"id\":\"n1\",\"text\":\"x\"}");
         Proposal edited = all.get(0).gate().propose(writer, "notes.add", "{\"id\":\"n2\",\"text\":\"x\"}");
 
         assertThat(all.get(1).gate().reject(operator, rejected.callId(), "not today"))
-                .isInstanceOf(dev.toolgate.gate.InboxResult.Rejected.class);
+                .isInstanceOf(dev.toolgate.call.InboxResult.Rejected.class);
         assertThat(all.get(2).gate().edit(operator, edited.callId(), "{\"id\":\"n2\",\"text\":\"edited\"}"))
-                .isInstanceOf(dev.toolgate.gate.InboxResult.Edited.class);
+                .isInstanceOf(dev.toolgate.call.InboxResult.Edited.class);
 
         assertThatThrownBy(() -> all.get(0).gate().apply(writer, rejected.token()))
-                .isInstanceOf(dev.toolgate.gate.ProposalClosedException.class).hasMessageContaining("rejected");
+                .isInstanceOf(dev.toolgate.call.ProposalClosedException.class).hasMessageContaining("rejected");
         assertThatThrownBy(() -> all.get(0).gate().apply(writer, edited.token()))
-                .isInstanceOf(dev.toolgate.gate.ProposalClosedException.class).hasMessageContaining("edit");
+                .isInstanceOf(dev.toolgate.call.ProposalClosedException.class).hasMessageContaining("edit");
         assertThat(all.stream().mapToInt(h -> h.notes().mutations.get()).sum()).isZero();
         assertThat(all.get(3).gate().findCall(rejected.callId()).orElseThrow().status()).isEqualTo(CallStatus.REJECTED);
         assertThat(all.get(3).gate().findCall(edited.callId()).orElseThrow().status()).isEqualTo(CallStatus.SUPERSEDED);
@@ -200,7 +200,7 @@ class CrossInstancePostgresTest {
         List<Hosts> all = instances(b -> b);
         CallContext writer = Hosts.ctx(Hosts.WRITER);
         CallContext operator = Hosts.ctx(Principal.user("operator", Notes.READ, Notes.WRITE,
-                dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+                dev.toolgate.call.GateSettings.DEFAULT_APPROVER_RULE));
         int applied = 0;
         for (int round = 0; round < 60; round++) {
             Proposal proposal = all.get(0).gate().propose(writer, "notes.add", "{\"id\":\"r" + round + "\",\"text\":\"x\"}");
@@ -209,11 +209,11 @@ class CrossInstancePostgresTest {
                     try {
                         all.get(0).gate().apply(writer, proposal.token());
                         return "applied";
-                    } catch (dev.toolgate.gate.ProposalClosedException e) {
+                    } catch (dev.toolgate.call.ProposalClosedException e) {
                         return "closed";
                     }
                 }
-                return all.get(1).gate().reject(operator, proposal.callId(), "race") instanceof dev.toolgate.gate.InboxResult.Rejected
+                return all.get(1).gate().reject(operator, proposal.callId(), "race") instanceof dev.toolgate.call.InboxResult.Rejected
                         ? "rejected" : "not_pending";
             });
             CallStatus status = all.get(2).gate().findCall(proposal.callId()).orElseThrow().status();
@@ -265,7 +265,7 @@ class CrossInstancePostgresTest {
                             all.get(t % INSTANCES).gate().propose(ctx, "notes.add",
                                     "{\"id\":\"r" + finalRound + "-" + t + "-" + i + "\",\"text\":\"x\"}");
                             proposed.incrementAndGet();
-                        } catch (dev.toolgate.gate.PendingLimitException e) {
+                        } catch (dev.toolgate.call.PendingLimitException e) {
                             limited.incrementAndGet();
                         }
                     }

@@ -3,8 +3,8 @@ package dev.toolgate.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.spi.StoreUnavailableException;
 import java.net.ServerSocket;
 import java.sql.Connection;

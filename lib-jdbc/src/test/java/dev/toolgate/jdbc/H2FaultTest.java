@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.toolgate.audit.CallStatus;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Executed;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Executed;
 import dev.toolgate.spi.StoreFault;
 import dev.toolgate.spi.StoreUnavailableException;
 import java.io.BufferedReader;

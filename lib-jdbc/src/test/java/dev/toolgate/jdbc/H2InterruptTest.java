@@ -2,8 +2,8 @@ package dev.toolgate.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Executed;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Executed;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -2,8 +2,8 @@ package dev.toolgate.jdbc;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

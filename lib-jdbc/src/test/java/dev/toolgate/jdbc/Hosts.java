@@ -5,7 +5,7 @@ import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.testkit.Notes;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Duration;
 import java.time.Instant;

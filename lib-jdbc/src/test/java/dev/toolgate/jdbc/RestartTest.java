@@ -3,9 +3,9 @@ package dev.toolgate.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.audit.CallStatus;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

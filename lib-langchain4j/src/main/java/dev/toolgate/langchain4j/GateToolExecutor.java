@@ -7,17 +7,17 @@ import dev.langchain4j.service.tool.ToolExecutor;
 import dev.toolgate.Toolgate;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.conversation.Repeat;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.DuplicateCallException;
-import dev.toolgate.gate.ForbiddenException;
-import dev.toolgate.gate.Consent;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.ProposeApplyException;
-import dev.toolgate.gate.StaleProposalException;
-import dev.toolgate.gate.ToolExecutionException;
-import dev.toolgate.gate.Turn;
-import dev.toolgate.gate.UnknownToolException;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.DuplicateCallException;
+import dev.toolgate.call.ForbiddenException;
+import dev.toolgate.call.Consent;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.ProposeApplyException;
+import dev.toolgate.call.StaleProposalException;
+import dev.toolgate.call.ToolExecutionException;
+import dev.toolgate.call.Turn;
+import dev.toolgate.call.UnknownToolException;
 import dev.toolgate.tool.ToolValidationException;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one gate tool for one invocation: the qualified name and the call context are fixed when the
  * tool is offered, so the function name the model sends is never parsed back into a gate name. Each
- * call runs in the invocation's current model response (its {@link dev.toolgate.gate.Turn}); a mutation
+ * call runs in the invocation's current model response (its {@link dev.toolgate.call.Turn}); a mutation
  * that repeats a proposal still pending or declined in the conversation is answered from it.
  */
 final class GateToolExecutor implements ToolExecutor {
@@ -103,7 +103,7 @@ final class GateToolExecutor implements ToolExecutor {
                     }
                 }
             }
-            if (result instanceof dev.toolgate.gate.Applied applied && applied.result().has("executionId") && startsRuns()) {
+            if (result instanceof dev.toolgate.call.Applied applied && applied.result().has("executionId") && startsRuns()) {
                 return ToolOutcomes.run(applied, consent);
             }
             return ToolOutcomes.of(result, exposeToken, consent);

@@ -13,10 +13,10 @@ import dev.langchain4j.observability.api.listener.AiServiceResponseReceivedListe
 import dev.langchain4j.service.memory.ChatMemoryService;
 import dev.toolgate.Toolgate;
 import dev.toolgate.conversation.DecisionNotes;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Redactor;
 import dev.toolgate.json.TextCap;
-import dev.toolgate.gate.Turn;
+import dev.toolgate.call.Turn;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -10,10 +10,10 @@ import dev.langchain4j.service.tool.ToolProviderRequest;
 import dev.langchain4j.service.tool.ToolProviderResult;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Consent;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Consent;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.RegisteredTool;
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>{@link #configure} wires the whole consent loop: every tool call answered (a function that was not
- * offered too), each model response one {@link dev.toolgate.gate.Turn}, and the decisions on the
+ * offered too), each model response one {@link dev.toolgate.call.Turn}, and the decisions on the
  * conversation's proposals told to the model on its next turn.
  *
  * <p>What the model gets back is always JSON text, never an exception thrown through the tool loop:
@@ -119,7 +119,7 @@ public final class ToolgateToolProvider implements ToolProvider {
      * Wires an AI service for the whole consent loop, the safe default: this provider's tools; every
      * tool call answered, a function that was not offered (a hidden tool, a made-up name) with the same
      * {@code unknown_tool} result and never an exception; each model response one
-     * {@link dev.toolgate.gate.Turn} (the same call twice makes one proposal, the second answered
+     * {@link dev.toolgate.call.Turn} (the same call twice makes one proposal, the second answered
      * {@code duplicate}); and before the user's message, the decisions made since the conversation's last
      * turn on the proposals it made (applied with the result, failed, declined with the reason, expired,
      * edited), each exactly once across instances and never with a token. Configure the rest of the AI
@@ -168,7 +168,7 @@ public final class ToolgateToolProvider implements ToolProvider {
      *
      * @param context the applier; their rights are checked again
      * @param token   the proposal's token, from {@link Builder#onProposal(Consumer)}
-     * @throws dev.toolgate.gate.ProposeApplyException if the token is malformed, unknown, expired, used,
+     * @throws dev.toolgate.call.ProposeApplyException if the token is malformed, unknown, expired, used,
      *                                                 or the applier may not apply it
      */
     public Applied apply(CallContext context, String token) {

@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.Approval;
+import dev.toolgate.call.Approval;
 import dev.toolgate.jdbc.JdbcStore;
 import dev.toolgate.testkit.TestPostgres;
 import java.util.List;

@@ -69,9 +69,9 @@ class ProviderBuildTest {
                 .execute((NoInput in, ToolContext ctx) -> "done").build();
         try (Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).tools("svc", change).build()) {
             assertThatThrownBy(() -> ToolgateToolProvider.builder(gate).principal(r -> Principal.user("u"))
-                    .consent(dev.toolgate.gate.Consent.OPERATOR).exposeToken(true).build())
+                    .consent(dev.toolgate.call.Consent.OPERATOR).exposeToken(true).build())
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("OPERATOR");
-            for (var consent : dev.toolgate.gate.Consent.values()) {
+            for (var consent : dev.toolgate.call.Consent.values()) {
                 ToolgateToolProvider provider = ToolgateToolProvider.builder(gate).principal(r -> Principal.user("u"))
                         .consent(consent).build();
                 var executor = provider.provideTools(new ToolProviderRequest("m-" + consent, UserMessage.from("hi")))
@@ -93,7 +93,7 @@ class ProviderBuildTest {
         Tool<NoInput, ?> batch = Tool.builder("batch", NoInput.class).description("d").effect(Effect.MUTATE)
                 .standingApproval()
                 .execute((NoInput in, ToolContext ctx) -> holder[0].executions().start(
-                        dev.toolgate.gate.CallContext.of(ctx.principal()), "svc.batch", Json.object()).toJson()).build();
+                        dev.toolgate.call.CallContext.of(ctx.principal()), "svc.batch", Json.object()).toJson()).build();
         try (Toolgate gate = Toolgate.builder().discoverTools(false).discoverComponents(false).tools("svc", change, batch)
                 .program("svc.batch", program).build()) {
             holder[0] = gate;

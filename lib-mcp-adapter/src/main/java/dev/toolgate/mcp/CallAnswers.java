@@ -1,9 +1,9 @@
 package dev.toolgate.mcp;
 
 import dev.toolgate.budget.BudgetExceededException;
-import dev.toolgate.gate.ForbiddenException;
-import dev.toolgate.gate.ProposeApplyException;
-import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.call.ForbiddenException;
+import dev.toolgate.call.ProposeApplyException;
+import dev.toolgate.call.ToolExecutionException;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.StoreUnavailableException;
 import dev.toolgate.tool.Feedback;

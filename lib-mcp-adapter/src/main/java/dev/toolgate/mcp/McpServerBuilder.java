@@ -1,7 +1,7 @@
 package dev.toolgate.mcp;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.Consent;
+import dev.toolgate.call.Consent;
 import dev.toolgate.policy.PermissionMode;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;

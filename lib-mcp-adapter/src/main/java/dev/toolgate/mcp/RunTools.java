@@ -4,7 +4,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.execution.ExecutionOutcome;
 import dev.toolgate.execution.Executions;
 import dev.toolgate.execution.PendingAction;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import dev.toolgate.tool.ToolValidationException;
 import dev.toolgate.tool.ValidationIssue;

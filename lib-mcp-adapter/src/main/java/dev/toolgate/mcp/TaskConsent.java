@@ -2,8 +2,8 @@ package dev.toolgate.mcp;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.audit.ExecutionQuery;
 import dev.toolgate.audit.ExecutionStatus;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;

@@ -2,7 +2,7 @@ package dev.toolgate.micrometer;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.ToolgateBuilder;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;

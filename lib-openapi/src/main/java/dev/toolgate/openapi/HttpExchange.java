@@ -1,6 +1,6 @@
 package dev.toolgate.openapi;
 
-import dev.toolgate.gate.SourceUnavailableException;
+import dev.toolgate.call.SourceUnavailableException;
 import dev.toolgate.json.Json;
 import dev.toolgate.source.SourceContext;
 import dev.toolgate.source.SourceToolException;

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.UnknownToolException;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.UnknownToolException;
 import dev.toolgate.json.Json;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.ModeResolution;
@@ -309,7 +309,7 @@ class DriftTest {
 
         assertThatThrownBy(() -> gate.apply(ctx(CAROL), proposal.token())).isInstanceOf(RuntimeException.class)
                 .satisfies(e -> assertThat(e).isInstanceOfAny(UnknownToolException.class,
-                        dev.toolgate.gate.ProposeApplyException.class, dev.toolgate.gate.ToolExecutionException.class));
+                        dev.toolgate.call.ProposeApplyException.class, dev.toolgate.call.ToolExecutionException.class));
         assertThat(api.apiRequests()).as("nothing is sent").isEmpty();
     }
 

@@ -3,16 +3,16 @@ package dev.toolgate.springai;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.conversation.Repeat;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.DuplicateCallException;
-import dev.toolgate.gate.ForbiddenException;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.ProposeApplyException;
-import dev.toolgate.gate.StaleProposalException;
-import dev.toolgate.gate.ToolExecutionException;
-import dev.toolgate.gate.Turn;
-import dev.toolgate.gate.UnknownToolException;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.DuplicateCallException;
+import dev.toolgate.call.ForbiddenException;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.ProposeApplyException;
+import dev.toolgate.call.StaleProposalException;
+import dev.toolgate.call.ToolExecutionException;
+import dev.toolgate.call.Turn;
+import dev.toolgate.call.UnknownToolException;
 import dev.toolgate.json.Json;
 import dev.toolgate.tool.RegisteredTool;
 import dev.toolgate.tool.ToolValidationException;
@@ -102,7 +102,7 @@ final class GatedToolCallback implements ToolCallback {
             if (result instanceof Proposal proposal) {
                 owner.proposed(proposal);
             }
-            if (result instanceof dev.toolgate.gate.Applied applied && applied.result().has("executionId")
+            if (result instanceof dev.toolgate.call.Applied applied && applied.result().has("executionId")
                     && owner.startsRuns(qualifiedName)) {
                 return ModelReplies.run(applied, chatName, owner.consent());
             }

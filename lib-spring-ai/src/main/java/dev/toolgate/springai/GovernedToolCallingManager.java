@@ -1,6 +1,6 @@
 package dev.toolgate.springai;
 
-import dev.toolgate.gate.Turn;
+import dev.toolgate.call.Turn;
 import dev.toolgate.json.Json;
 import dev.toolgate.json.Redactor;
 import java.util.ArrayList;

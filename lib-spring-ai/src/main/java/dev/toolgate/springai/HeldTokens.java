@@ -1,6 +1,6 @@
 package dev.toolgate.springai;
 
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Proposal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Iterator;

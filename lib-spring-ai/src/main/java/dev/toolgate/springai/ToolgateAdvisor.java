@@ -3,7 +3,7 @@ package dev.toolgate.springai;
 import dev.toolgate.access.Principal;
 import dev.toolgate.conversation.Decision;
 import dev.toolgate.conversation.DecisionNotes;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Redactor;
 import dev.toolgate.json.TextCap;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ import reactor.core.publisher.Flux;
  *       call fails gives them back for the next one;</li>
  *   <li>answers every tool call of a model response, in the order sent and under its own id: a name it
  *       was not offered, or a tool the principal may not see, gets one and the same {@code unknown_tool}
- *       answer; the response is one {@link dev.toolgate.gate.Turn}, so the same call twice makes one
+ *       answer; the response is one {@link dev.toolgate.call.Turn}, so the same call twice makes one
  *       proposal and the second is answered {@code duplicate}; a repeat of a change still pending or
  *       already declined in the conversation is answered {@code duplicate} or {@code declined} without
  *       proposing again. Nothing a model sends throws into the host.</li>

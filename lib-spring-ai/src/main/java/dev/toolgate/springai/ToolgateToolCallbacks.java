@@ -2,14 +2,14 @@ package dev.toolgate.springai;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.ProposalClosedException;
-import dev.toolgate.gate.Consent;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.TokenAlreadyUsedException;
-import dev.toolgate.gate.TokenExpiredException;
-import dev.toolgate.gate.UnknownProposalException;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.ProposalClosedException;
+import dev.toolgate.call.Consent;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.TokenAlreadyUsedException;
+import dev.toolgate.call.TokenExpiredException;
+import dev.toolgate.call.UnknownProposalException;
 import dev.toolgate.tool.RegisteredTool;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ import org.springframework.ai.tool.ToolCallbackProvider;
  * }</pre>
  *
  * <p>{@link #advisor()} is the safe default: every tool call of a response answered in order (a name
- * that was not offered too), one {@link dev.toolgate.gate.Turn} per response, and the decisions on the
+ * that was not offered too), one {@link dev.toolgate.call.Turn} per response, and the decisions on the
  * conversation's proposals told to the model. Offered with {@code .toolCallbacks(tools)} instead, the
  * tools are governed the same, but the loop is Spring AI's own (see {@link ToolgateAdvisor}).
  *
@@ -136,7 +136,7 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
     /**
      * The advisor that makes the consent loop whole in a {@code ChatClient}: it offers these tools, answers
      * every tool call a model sends in order (a name it was not offered too), treats each model response
-     * as one {@link dev.toolgate.gate.Turn}, and tells the model the decisions on its earlier proposals.
+     * as one {@link dev.toolgate.call.Turn}, and tells the model the decisions on its earlier proposals.
      * Register it instead of {@code .toolCallbacks(this)}:
      * {@code ChatClient.builder(model).defaultAdvisors(tools.advisor())}. See {@link ToolgateAdvisor}.
      */
@@ -150,7 +150,7 @@ public final class ToolgateToolCallbacks implements ToolCallbackProvider {
      *
      * @throws UnknownProposalException if no token is held for the id (never proposed here, already
      *                                  applied, expired, or proposed on another instance: approve it in the inbox)
-     * @throws dev.toolgate.gate.ProposeApplyException and the gate's other apply errors, unchanged
+     * @throws dev.toolgate.call.ProposeApplyException and the gate's other apply errors, unchanged
      */
     public Applied apply(CallContext applier, String proposalId) {
         Objects.requireNonNull(applier, "applier");

@@ -12,9 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.GateSettings;
 import dev.toolgate.jdbc.JdbcStore;
 import dev.toolgate.tool.Tool;
 import dev.toolgate.testkit.TestPostgres;
@@ -70,7 +70,7 @@ class ConsentAcrossInstancesPostgresTest {
             ask(chatA, "open an incident");
             String first = json(responsesIn(modelA, 1).get(0)).path("proposalId").asString();
             assertThat(b.reject(operator, first, "already tracked as INC-3"))
-                    .isInstanceOf(dev.toolgate.gate.InboxResult.Rejected.class);
+                    .isInstanceOf(dev.toolgate.call.InboxResult.Rejected.class);
 
             ask(chatB, "well?");
             assertThat(notesIn(userText(modelB, 0))).singleElement().satisfies(n -> {

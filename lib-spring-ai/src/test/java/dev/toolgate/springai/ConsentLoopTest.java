@@ -7,10 +7,10 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.conversation.DecisionNotes;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.GateSettings;
-import dev.toolgate.gate.PendingProposal;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.GateSettings;
+import dev.toolgate.call.PendingProposal;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.tool.Tool;
@@ -206,7 +206,7 @@ class ConsentLoopTest {
 
         gate.approve(CallContext.of(operator), first, Approval.once());
         assertThat(gate.approve(CallContext.of(operator), second, Approval.once()))
-                .isInstanceOf(dev.toolgate.gate.InboxResult.Stale.class);
+                .isInstanceOf(dev.toolgate.call.InboxResult.Stale.class);
 
         ask(chat, "which one did you keep?");
         List<JsonNode> notes = notesIn(userText(model, 2));

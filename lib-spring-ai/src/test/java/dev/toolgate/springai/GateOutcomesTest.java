@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.ForbiddenException;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.ForbiddenException;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.json.Json;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.OverrideScope;
@@ -123,7 +123,7 @@ class GateOutcomesTest {
     @Test
     void theProposalsStatusSaysWhoConsentsAndOperatorConsentNeverShowsTheToken() {
         assertThatThrownBy(() -> ToolgateToolCallbacks.builder(gate).principal(() -> admin)
-                .consent(dev.toolgate.gate.Consent.OPERATOR).showTokenToModel(true).build())
+                .consent(dev.toolgate.call.Consent.OPERATOR).showTokenToModel(true).build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("OPERATOR");
         JsonNode byDefault = callThroughChatClient(ToolgateToolCallbacks.builder(gate).principal(() -> admin).build(),
                 "incident__create", "{\"title\":\"t\",\"severity\":\"low\"}");
@@ -131,7 +131,7 @@ class GateOutcomesTest {
                 .isEqualTo("awaiting_operator");
         assertThat(byDefault.path("next").asString()).contains("operator");
         JsonNode user = callThroughChatClient(ToolgateToolCallbacks.builder(gate).principal(() -> admin)
-                .consent(dev.toolgate.gate.Consent.USER).build(), "incident__create", "{\"title\":\"u\",\"severity\":\"low\"}");
+                .consent(dev.toolgate.call.Consent.USER).build(), "incident__create", "{\"title\":\"u\",\"severity\":\"low\"}");
         assertThat(user.path("status").asString()).isEqualTo("awaiting_user");
         assertThat(user.has("token")).isFalse();
         assertThat(incidents.executions).hasValue(0);

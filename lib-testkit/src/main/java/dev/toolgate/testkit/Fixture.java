@@ -7,7 +7,7 @@ import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.ToolCallListener;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Duration;
 import java.util.ArrayList;

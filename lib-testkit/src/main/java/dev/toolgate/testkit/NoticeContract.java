@@ -3,9 +3,9 @@ package dev.toolgate.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.notice.ApprovalNotice;
 import dev.toolgate.notice.ApprovalNotifier;
 import dev.toolgate.notice.NoticeKind;

@@ -8,12 +8,12 @@ import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.budget.BudgetExceededException;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.PurgeResult;
-import dev.toolgate.gate.Retention;
-import dev.toolgate.gate.SweepResult;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.PurgeResult;
+import dev.toolgate.call.Retention;
+import dev.toolgate.call.SweepResult;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -42,7 +42,7 @@ public interface RetentionContract extends ContractCase {
         gate.reject(fx().ctx(fx().approver), rejected.callId(), "no");
         Proposal applied = propose(gate, ctx, "a1");
         gate.apply(ctx, applied.token());
-        Proposal waiting = propose(gate, ctx.withSession("long-running").withSessionKind(dev.toolgate.gate.SessionKind.UNATTENDED), "w1");
+        Proposal waiting = propose(gate, ctx.withSession("long-running").withSessionKind(dev.toolgate.call.SessionKind.UNATTENDED), "w1");
 
         fx().clock.advance(Duration.ofDays(8));
         SweepResult week = gate.sweep();
@@ -150,7 +150,7 @@ public interface RetentionContract extends ContractCase {
         assertThat(fx().store.calls().find(proposal.callId()).orElseThrow().status()).isEqualTo(CallStatus.APPLIED);
 
         propose(gate, ctx, "n2");
-        assertThatThrownBy(() -> propose(gate, ctx, "n3")).isInstanceOf(dev.toolgate.gate.PendingLimitException.class);
+        assertThatThrownBy(() -> propose(gate, ctx, "n3")).isInstanceOf(dev.toolgate.call.PendingLimitException.class);
         assertThatThrownBy(() -> gate.endSession(null)).isInstanceOf(NullPointerException.class);
     }
 
@@ -165,6 +165,6 @@ public interface RetentionContract extends ContractCase {
         fx().clock.advance(Duration.ofDays(2));
         assertThat(gate.sweep().purged().idleSessions()).isEqualTo(1);
         propose(gate, ctx, "n2");
-        assertThatThrownBy(() -> propose(gate, ctx, "n3")).isInstanceOf(dev.toolgate.gate.PendingLimitException.class);
+        assertThatThrownBy(() -> propose(gate, ctx, "n3")).isInstanceOf(dev.toolgate.call.PendingLimitException.class);
     }
 }

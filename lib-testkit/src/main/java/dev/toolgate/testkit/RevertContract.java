@@ -9,11 +9,11 @@ import dev.toolgate.audit.CallStatus;
 import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.conversation.Decision;
 import dev.toolgate.execution.RollbackResult;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.InboxResult;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.RevertResult;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.InboxResult;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.RevertResult;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.spi.CallStore;
 import java.time.Duration;
@@ -116,7 +116,7 @@ public interface RevertContract extends ContractCase {
         assertThat(undone.revertedBy()).isEqualTo(revert.id());
         assertThat(gate.conversations().takeDecisions(writer()).isEmpty()).as("told once, when it was applied").isTrue();
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> gate.apply(writer(), proposal.token()))
-                .isInstanceOf(dev.toolgate.gate.TokenAlreadyUsedException.class);
+                .isInstanceOf(dev.toolgate.call.TokenAlreadyUsedException.class);
     }
 
     @Test

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.audit.CallStatus;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.InboxResult;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.SeparationOfDutiesException;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.InboxResult;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.SeparationOfDutiesException;
 import dev.toolgate.policy.PermissionMode;
 import org.junit.jupiter.api.Test;
 

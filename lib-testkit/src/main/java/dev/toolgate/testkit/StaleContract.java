@@ -9,12 +9,12 @@ import dev.toolgate.audit.CallStatus;
 import dev.toolgate.audit.ExecutionStatus;
 import dev.toolgate.conversation.Decision;
 import dev.toolgate.execution.ExecutionOutcome;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.Approval;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.InboxResult;
-import dev.toolgate.gate.Proposal;
-import dev.toolgate.gate.StaleProposalException;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.Approval;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.InboxResult;
+import dev.toolgate.call.Proposal;
+import dev.toolgate.call.StaleProposalException;
 import dev.toolgate.policy.PermissionMode;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -74,7 +74,7 @@ public interface StaleContract extends ContractCase {
         assertThat(stale.status()).isEqualTo(CallStatus.STALE);
         assertThat(stale.error()).contains("\"old\" -> \"first\"");
         assertThatThrownBy(() -> gate.apply(writer(), second.token())).as("and it stays refused")
-                .isInstanceOf(dev.toolgate.gate.ProposeApplyException.class);
+                .isInstanceOf(dev.toolgate.call.ProposeApplyException.class);
         assertThat(fx().notes.mutations).hasValue(1);
     }
 
@@ -93,7 +93,7 @@ public interface StaleContract extends ContractCase {
         assertThat(gate.freshness(writer(), other.callId()).stale()).as("the proposer sees it too").isTrue();
         assertThat(record(other.callId()).status()).isEqualTo(CallStatus.PROPOSED);
         assertThatThrownBy(() -> gate.freshness(fx().ctx(fx().reader), other.callId()))
-                .isInstanceOf(dev.toolgate.gate.UnknownProposalException.class);
+                .isInstanceOf(dev.toolgate.call.UnknownProposalException.class);
         assertThat(gate.freshness(operator(), rename.callId()).stale()).as("decided: nothing to check").isFalse();
 
         InboxResult result = gate.approve(operator(), other.callId(), Approval.once());

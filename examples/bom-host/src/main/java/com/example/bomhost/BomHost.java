@@ -2,11 +2,11 @@ package com.example.bomhost;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.jdbc.JdbcStore;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.Preview;

@@ -3,7 +3,7 @@ package dev.toolgate.examples;
 import dev.toolgate.Toolgate;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.GateSettings;
 import dev.toolgate.spi.InMemoryStore;
 import java.util.List;
 import java.util.Map;

@@ -3,9 +3,9 @@ package dev.toolgate.examples;
 import dev.toolgate.Toolgate;
 import dev.toolgate.ToolgateBuilder;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.ToolExecutionException;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.ToolExecutionException;
 import dev.toolgate.jdbc.source.DatabaseSource;
 import dev.toolgate.openapi.OpenApiSource;
 import dev.toolgate.source.SecretResolver;
@@ -101,9 +101,9 @@ final class SourcesTour {
         }
         try {
             gate.call(bob, "db:warehouse.query", "{\"sql\":\"SELECT 1\"}");
-        } catch (dev.toolgate.gate.SourceUnavailableException e) {
+        } catch (dev.toolgate.call.SourceUnavailableException e) {
             out.println("bob calls db:warehouse.query -> source unavailable: " + e.sourceId());
-        } catch (dev.toolgate.gate.UnknownToolException e) {
+        } catch (dev.toolgate.call.UnknownToolException e) {
             out.println("bob calls db:warehouse.query -> unknown tool (the source never listed its tools)");
         }
         new StatusPageTour(gate, out, as, statusPage).run();

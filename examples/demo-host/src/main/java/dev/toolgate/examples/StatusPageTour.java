@@ -2,10 +2,10 @@ package dev.toolgate.examples;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.json.Json;
 import java.io.PrintStream;
 import java.util.List;

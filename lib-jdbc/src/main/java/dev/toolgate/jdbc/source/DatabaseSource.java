@@ -1,6 +1,6 @@
 package dev.toolgate.jdbc.source;
 
-import dev.toolgate.gate.SourceUnavailableException;
+import dev.toolgate.call.SourceUnavailableException;
 import dev.toolgate.source.SourceContext;
 import dev.toolgate.source.SourceTool;
 import dev.toolgate.source.SourceToolException;

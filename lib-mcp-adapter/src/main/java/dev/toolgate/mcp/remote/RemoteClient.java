@@ -157,7 +157,7 @@ final class RemoteClient {
      * Runs one request on the open connection, opening it first if need be.
      *
      * @throws McpError                                       if the server answered with an error
-     * @throws dev.toolgate.gate.SourceUnavailableException   if it could not be reached
+     * @throws dev.toolgate.call.SourceUnavailableException   if it could not be reached
      */
     <T> T request(SourceContext context, Function<McpSyncClient, T> request) {
         McpSyncClient open = open(context);

@@ -3,7 +3,7 @@ package dev.toolgate.spring.boot;
 import dev.toolgate.console.ConsoleRequest;
 import dev.toolgate.console.ConsoleResponse;
 import dev.toolgate.console.ToolgateConsole;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

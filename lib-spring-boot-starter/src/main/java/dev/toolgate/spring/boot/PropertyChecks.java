@@ -72,7 +72,7 @@ final class PropertyChecks {
         path("toolgate.mcp.path", mcp.getPath());
         require(mcp.getConsent() != null, "toolgate.mcp.consent", mcp.getConsent(), "user or operator");
         require(mcp.getPermissionMode() != null, "toolgate.mcp.permission-mode", mcp.getPermissionMode(), "approve or auto");
-        require(!(mcp.getConsent() == dev.toolgate.gate.Consent.OPERATOR
+        require(!(mcp.getConsent() == dev.toolgate.call.Consent.OPERATOR
                         && mcp.getPermissionMode() == dev.toolgate.policy.PermissionMode.AUTO),
                 "toolgate.mcp.permission-mode", mcp.getPermissionMode(), "approve when toolgate.mcp.consent is operator"
                         + " (auto would apply what no operator saw)");

@@ -4,7 +4,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.console.ConsoleAuthenticator;
 import dev.toolgate.console.ToolgateConsole;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import jakarta.servlet.http.HttpServlet;
 import java.util.Optional;
 import org.slf4j.Logger;

@@ -1,7 +1,7 @@
 package dev.toolgate.spring.boot;
 
-import dev.toolgate.gate.Consent;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.Consent;
+import dev.toolgate.call.GateSettings;
 import dev.toolgate.jdbc.SchemaMode;
 import dev.toolgate.policy.PermissionMode;
 import java.time.Duration;
@@ -83,7 +83,7 @@ public class ToolgateProperties {
 
     /** How long finished records are kept before the sweep purges them. */
     public static class Retention {
-        private static final dev.toolgate.gate.Retention D = dev.toolgate.gate.Retention.defaults();
+        private static final dev.toolgate.call.Retention D = dev.toolgate.call.Retention.defaults();
         /** Age after which finished calls (the audit trail) are purged. */
         private Duration finishedCalls = D.finishedCalls();
         /** Age after which closed proposals are purged. */
@@ -102,8 +102,8 @@ public class ToolgateProperties {
         public Duration getIdleBudgets() { return idleBudgets; }
         public void setIdleBudgets(Duration v) { this.idleBudgets = v; }
 
-        dev.toolgate.gate.Retention toRetention() {
-            return new dev.toolgate.gate.Retention(finishedCalls, closedProposals, idleSessions, idleBudgets);
+        dev.toolgate.call.Retention toRetention() {
+            return new dev.toolgate.call.Retention(finishedCalls, closedProposals, idleSessions, idleBudgets);
         }
     }
 

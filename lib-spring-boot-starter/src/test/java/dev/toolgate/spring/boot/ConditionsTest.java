@@ -6,7 +6,7 @@ import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.console.ConsoleAuthenticator;
 import dev.toolgate.console.ToolgateConsole;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import dev.toolgate.mcp.McpRequestAuthenticator;
 import dev.toolgate.mcp.McpServletEndpoint;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.Executed;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Executed;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.Tool;
 import dev.toolgate.tool.ToolContext;

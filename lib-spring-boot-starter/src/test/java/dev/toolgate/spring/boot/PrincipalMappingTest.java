@@ -3,7 +3,7 @@ package dev.toolgate.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.GateSettings;
+import dev.toolgate.call.GateSettings;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.PendingProposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.PendingProposal;
 import dev.toolgate.springai.Governed;
 import dev.toolgate.springai.ToolgateAdvisor;
 import dev.toolgate.springai.ToolgateToolCallbacks;
@@ -96,7 +96,7 @@ class SpringAiConfigurationTest {
             // a governed change through the gate is a proposal, never a run
             Tickets tickets = context.getBean(Tickets.class);
             CallContext ana = CallContext.of(Principal.user("ana", "crm.write", "crm.read"));
-            assertThat(gate.call(ana, "crm.openTicket", "{\"title\":\"printer\"}")).isInstanceOf(dev.toolgate.gate.Proposal.class);
+            assertThat(gate.call(ana, "crm.openTicket", "{\"title\":\"printer\"}")).isInstanceOf(dev.toolgate.call.Proposal.class);
             assertThat(tickets.opened).isEmpty();
         });
     }
@@ -171,7 +171,7 @@ class SpringAiConfigurationTest {
             assertThat(model.answers.get(1)).contains("\"status\":\"unknown_tool\"");
             assertThat(model.answers.get(2)).contains("\"status\":\"executed\"");
             assertThat(tickets.opened).isEmpty();
-            CallContext olga = CallContext.of(Principal.user("olga", dev.toolgate.gate.GateSettings.DEFAULT_APPROVER_RULE));
+            CallContext olga = CallContext.of(Principal.user("olga", dev.toolgate.call.GateSettings.DEFAULT_APPROVER_RULE));
             List<PendingProposal> pending = gate.pending(olga, "chat-1");
             assertThat(pending).hasSize(1);
         });

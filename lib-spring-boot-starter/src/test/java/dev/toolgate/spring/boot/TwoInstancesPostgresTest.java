@@ -3,7 +3,7 @@ package dev.toolgate.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import dev.toolgate.testkit.TestPostgres;
 import java.net.URI;
@@ -106,7 +106,7 @@ class TwoInstancesPostgresTest {
     @Test
     void twoOperatorsApprovingOneCardAtOnceOnTwoInstancesApplyItOnce() throws Exception {
         Toolgate gateA = a.getBean(Toolgate.class);
-        dev.toolgate.gate.Proposal proposal = (dev.toolgate.gate.Proposal) gateA.call(
+        dev.toolgate.call.Proposal proposal = (dev.toolgate.call.Proposal) gateA.call(
                 CallContext.of(dev.toolgate.access.Principal.user("ana", "incident.write")).withSession("conv-2"),
                 "incident.create", "{\"title\":\"race\"}");
         int before = a.getBean(Incidents.class).created.get() + b.getBean(Incidents.class).created.get();

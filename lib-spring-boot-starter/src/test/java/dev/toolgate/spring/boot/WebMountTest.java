@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.json.Json;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;

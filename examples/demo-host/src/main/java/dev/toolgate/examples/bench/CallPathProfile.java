@@ -1,7 +1,7 @@
 package dev.toolgate.examples.bench;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.access.Principal;
 import dev.toolgate.jdbc.JdbcStore;
 import dev.toolgate.budget.BudgetExceededException;

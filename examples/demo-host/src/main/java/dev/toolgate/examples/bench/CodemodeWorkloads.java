@@ -2,8 +2,8 @@ package dev.toolgate.examples.bench;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.codemode.Codemode;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.json.Json;
 import java.time.Duration;
 import java.util.Locale;

@@ -6,8 +6,8 @@ import dev.toolgate.budget.ToolBudget;
 import dev.toolgate.examples.DemoPrincipals;
 import dev.toolgate.examples.console.DemoConsole;
 import dev.toolgate.examples.mcp.McpDemoServer;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.InMemoryStore;
 import java.io.IOException;
@@ -230,7 +230,7 @@ public final class ConsoleSoak {
                         return;
                     } catch (dev.toolgate.tool.ToolValidationException e) {
                         // the severity it picked is the current one: feedback for a model, not a failure
-                    } catch (dev.toolgate.gate.PendingLimitException e) {
+                    } catch (dev.toolgate.call.PendingLimitException e) {
                         // the session's cap (10 by default; pending() counts every session's, and lags the
                         // decisions in flight): backpressure while the operators catch up, not a failure
                         capped.incrementAndGet();

@@ -3,7 +3,7 @@ package dev.toolgate.examples.bench;
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
 import dev.toolgate.budget.ToolBudget;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import dev.toolgate.jdbc.JdbcStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;

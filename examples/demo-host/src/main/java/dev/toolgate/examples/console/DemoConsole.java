@@ -6,7 +6,7 @@ import dev.toolgate.access.Principal;
 import dev.toolgate.console.ConsoleAuthenticator;
 import dev.toolgate.console.ConsoleLogin;
 import dev.toolgate.console.ToolgateConsole;
-import dev.toolgate.gate.CallContext;
+import dev.toolgate.call.CallContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

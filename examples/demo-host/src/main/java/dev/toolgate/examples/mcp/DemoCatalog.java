@@ -1,9 +1,9 @@
 package dev.toolgate.examples.mcp;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.CallResult;
-import dev.toolgate.gate.Executed;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.CallResult;
+import dev.toolgate.call.Executed;
 import dev.toolgate.json.Json;
 import dev.toolgate.mcp.McpCatalog;
 import dev.toolgate.mcp.McpContents;

@@ -1,7 +1,7 @@
 package dev.toolgate.examples.mcp;
 
 import dev.toolgate.Toolgate;
-import dev.toolgate.gate.Consent;
+import dev.toolgate.call.Consent;
 import dev.toolgate.codemode.Codemode;
 import dev.toolgate.context.docs.DocsIndex;
 import dev.toolgate.context.docs.DocsTools;

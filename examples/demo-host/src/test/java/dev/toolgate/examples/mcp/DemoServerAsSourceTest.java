@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Executed;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Executed;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.mcp.remote.McpSource;
 import dev.toolgate.policy.PermissionMode;
 import dev.toolgate.source.SecretResolver;
@@ -50,7 +50,7 @@ class DemoServerAsSourceTest {
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8);
         McpDemoServer.Options options = new McpDemoServer.Options("http", "carol", port, "127.0.0.1", "memory",
-                PermissionMode.AUTO, 0, 600, -1, metricsPort, dev.toolgate.gate.Consent.USER);
+                PermissionMode.AUTO, 0, 600, -1, metricsPort, dev.toolgate.call.Consent.USER);
         server = new Thread(() -> {
             try {
                 McpDemoServer.run(options, out);

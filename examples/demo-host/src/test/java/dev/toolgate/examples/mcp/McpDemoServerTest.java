@@ -13,7 +13,7 @@ class McpDemoServerTest {
     void defaults() {
         McpDemoServer.Options options = McpDemoServer.Options.parse(new String[0]);
         assertThat(options).isEqualTo(new McpDemoServer.Options("stdio", "carol", 8765, "127.0.0.1",
-                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600, -1, -1, dev.toolgate.gate.Consent.USER));
+                McpDemoServer.DEFAULT_DB, PermissionMode.APPROVE, 60, 600, -1, -1, dev.toolgate.call.Consent.USER));
     }
 
     @Test
@@ -22,9 +22,9 @@ class McpDemoServerTest {
                 "--port=9000", "--bind", "0.0.0.0", "--db", "memory", "--mode", "AUTO", "--budget", "0", "--ttl", "30", "--console-port", "8766",
                 "--metrics-port", "9464", "--consent", "USER"});
         assertThat(options).isEqualTo(new McpDemoServer.Options("http", "bob", 9000, "0.0.0.0", "memory",
-                PermissionMode.AUTO, 0, 30, 8766, 9464, dev.toolgate.gate.Consent.USER));
+                PermissionMode.AUTO, 0, 30, 8766, 9464, dev.toolgate.call.Consent.USER));
         assertThat(McpDemoServer.Options.parse(new String[] {"--consent", "operator"}).consent())
-                .isEqualTo(dev.toolgate.gate.Consent.OPERATOR);
+                .isEqualTo(dev.toolgate.call.Consent.OPERATOR);
     }
 
     @Test

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.Proposal;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.Proposal;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.tool.ToolValidationException;
 import org.junit.jupiter.api.Test;

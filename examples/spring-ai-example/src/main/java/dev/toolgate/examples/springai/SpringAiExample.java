@@ -2,10 +2,10 @@ package dev.toolgate.examples.springai;
 
 import dev.toolgate.Toolgate;
 import dev.toolgate.access.Principal;
-import dev.toolgate.gate.Applied;
-import dev.toolgate.gate.CallContext;
-import dev.toolgate.gate.GateSettings;
-import dev.toolgate.gate.PendingProposal;
+import dev.toolgate.call.Applied;
+import dev.toolgate.call.CallContext;
+import dev.toolgate.call.GateSettings;
+import dev.toolgate.call.PendingProposal;
 import dev.toolgate.json.Json;
 import dev.toolgate.spi.InMemoryStore;
 import dev.toolgate.springai.ToolgateToolCallbacks;
