@@ -8,8 +8,6 @@ import dev.toolgate.call.CallContext;
 import dev.toolgate.spi.ToolgateStore;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -83,18 +81,6 @@ final class StorageWorkloads {
 
     /** The most admissions of any one principal inside any window {@code (t - WINDOW, t]}. */
     static int maxInAnyWindow(Map<String, List<Instant>> byPrincipal) {
-        int max = 0;
-        for (List<Instant> admissions : byPrincipal.values()) {
-            List<Instant> sorted = new ArrayList<>(admissions);
-            Collections.sort(sorted);
-            int start = 0;
-            for (int end = 0; end < sorted.size(); end++) {
-                while (!sorted.get(start).isAfter(sorted.get(end).minus(StorageBenchmark.WINDOW))) {
-                    start++;
-                }
-                max = Math.max(max, end - start + 1);
-            }
-        }
-        return max;
+        return BudgetVersusBucket4j.maxInAnyWindow(byPrincipal, StorageBenchmark.WINDOW);
     }
 }
