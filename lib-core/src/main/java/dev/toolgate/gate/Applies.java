@@ -54,7 +54,7 @@ final class Applies {
             checked = checkToken(context, token);
         }
         CallRecord record = checked.record();
-        ClaimResult claim = steps.claimCharged(record, new Claim(PrincipalRef.of(context.principal()), null, null,
+        ClaimResult claim = steps.charges.claimCharged(record, new Claim(PrincipalRef.of(context.principal()), null, null,
                 steps.outcomeWithin(checked.tool())), context, start);
         steps.known.forget(record.id()); // claimed now, or no longer pending
         if (claim.status() == ClaimResult.Status.CONFLICT) {
@@ -80,9 +80,9 @@ final class Applies {
             return null;
         }
         try {
-            RegisteredTool tool = steps.tool(known.toolName());
-            steps.authorize(context.principal(), tool);
-            steps.requireDistinctDecider(known, context.principal(), "applying its token");
+            RegisteredTool tool = steps.preparation.tool(known.toolName());
+            steps.preparation.authorize(context.principal(), tool);
+            steps.duties.requireDistinctDecider(known, context.principal(), "applying its token");
             return new Checked(known, tool, storedPayload(steps, known, tool, context));
         } catch (RuntimeException refused) {
             return null;
@@ -102,13 +102,13 @@ final class Applies {
                 .orElseThrow(() -> new UnknownProposalException("No step proposal " + callId));
         CallRecord record = found.record();
         requirePending(record, found.storeTime());
-        RegisteredTool tool = steps.tool(record.toolName());
-        steps.authorize(approver.principal(), tool);
-        steps.requireDistinctDecider(record, approver.principal(), "approving it");
+        RegisteredTool tool = steps.preparation.tool(record.toolName());
+        steps.preparation.authorize(approver.principal(), tool);
+        steps.duties.requireDistinctDecider(record, approver.principal(), "approving it");
         JsonNode payload = storedPayload(steps, record, tool, approver);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
         PrincipalRef decider = actor.equals(record.principal()) ? null : actor;
-        ClaimResult claim = steps.claimCharged(record, new Claim(actor, decider, null, steps.outcomeWithin(tool)),
+        ClaimResult claim = steps.charges.claimCharged(record, new Claim(actor, decider, null, steps.outcomeWithin(tool)),
                 approver, start);
         if (claim.status() == ClaimResult.Status.CONFLICT) {
             throw preconditions.conflict(record, approver, start);
@@ -146,9 +146,9 @@ final class Applies {
             throw new StepOfExecutionException(record.id(), record.executionId(), record.stepSeq());
         }
         requirePending(record, found.storeTime());
-        RegisteredTool tool = steps.tool(record.toolName());
-        steps.authorize(context.principal(), tool);
-        steps.requireDistinctDecider(record, context.principal(), "applying its token");
+        RegisteredTool tool = steps.preparation.tool(record.toolName());
+        steps.preparation.authorize(context.principal(), tool);
+        steps.duties.requireDistinctDecider(record, context.principal(), "applying its token");
         return new Checked(record, tool, null);
     }
 
@@ -240,14 +240,14 @@ final class Applies {
         try {
             output = steps.runTool(tool, () -> tool.run(payload, toolContext));
         } catch (Throwable e) {
-            throw steps.failApplied(record, e, actor, toolStart, start, automatic ? null : record.createdAt());
+            throw steps.failures.failApplied(record, e, actor, toolStart, start, automatic ? null : record.createdAt());
         }
         JsonTruncator.Truncation safe = steps.hygiene.result(output.json());
         try {
             steps.calls.complete(record.id(), new Completion(CallStatus.APPLIED, Json.write(safe.value()), null,
                     Steps.millisSince(toolStart)));
         } catch (StoreUnavailableException e) {
-            throw Steps.inDoubt(record, e);
+            throw Failures.inDoubt(record, e);
         }
         steps.events.publishDecision(record, CallStatus.APPLIED, actor, start, automatic ? null : record.createdAt());
         List<FieldChange> diff = record.diffJson() == null ? List.of() : FieldDiff.fromJson(Json.parse(record.diffJson()));

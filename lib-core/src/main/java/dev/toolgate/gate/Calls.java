@@ -15,7 +15,7 @@ import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
 import dev.toolgate.budget.BudgetExceededException;
-import dev.toolgate.gate.Steps.Prepared;
+import dev.toolgate.gate.Preparation.Prepared;
 import dev.toolgate.json.FieldChange;
 import dev.toolgate.json.FieldDiff;
 import dev.toolgate.json.Json;
@@ -54,7 +54,7 @@ final class Calls {
     CallResult call(CallContext context, StepRef step, String toolName, JsonNode arguments) {
         long start = System.nanoTime();
         CallContext checked = step == null ? context : context.withTurn(null);
-        Prepared call = steps.prepare(checked, toolName, arguments);
+        Prepared call = steps.preparation.prepare(checked, toolName, arguments);
         try {
             Disposition disposition = disposition(context, call);
             return switch (disposition) {
@@ -88,7 +88,7 @@ final class Calls {
 
     Proposal propose(CallContext context, String toolName, JsonNode arguments) {
         long start = System.nanoTime();
-        Prepared call = steps.prepare(context, toolName, arguments);
+        Prepared call = steps.preparation.prepare(context, toolName, arguments);
         try {
             if (call.mode().mode() == Mode.DENY) {
                 throw new PolicyDeniedException(deny(context, call, null, start));
@@ -104,13 +104,13 @@ final class Calls {
      * dry-run; nothing is stored but the budget's charge, and nothing changes.
      */
     CallPreview preview(CallContext context, String toolName, JsonNode arguments) {
-        Prepared call = steps.prepare(context.withTurn(null), toolName, arguments);
+        Prepared call = steps.preparation.prepare(context.withTurn(null), toolName, arguments);
         Disposition disposition = disposition(context, call);
         String name = call.tool().name();
         if (disposition == Disposition.DENY || disposition == Disposition.RUN) {
             return new CallPreview(name, call.tool().effect(), disposition, call.mode(), null, null, List.of());
         }
-        steps.admit(context.principal());
+        steps.charges.admit(context.principal());
         ToolContext toolContext = Steps.toolContext(Steps.newId(), context, ToolContext.Phase.DRY_RUN);
         DryRunResult preview;
         try {
@@ -121,7 +121,7 @@ final class Calls {
             if (e instanceof Error error && !(e instanceof StackOverflowError)) {
                 throw error;
             }
-            throw new ToolExecutionException(null, name, steps.failureMessage(name, e), e instanceof ToolRunner.Timeout);
+            throw new ToolExecutionException(null, name, steps.failures.failureMessage(name, e), e instanceof ToolRunner.Timeout);
         }
         return new CallPreview(name, call.tool().effect(), disposition, call.mode(),
                 steps.settings.redactor().redactText(preview.summary()),
@@ -141,7 +141,7 @@ final class Calls {
     /** Meters the call: its admission time, or null when no budget meters its principal. */
     private java.time.Instant admit(CallContext context, Prepared call, long start) {
         try {
-            return steps.admit(context.principal());
+            return steps.charges.admit(context.principal());
         } catch (BudgetExceededException e) {
             steps.events.refused(call.tool().name(), call.tool().effect(), context, call.mode().mode(), call.mode().source(),
                     start);
@@ -165,9 +165,9 @@ final class Calls {
         try {
             output = steps.runTool(call.tool(), () -> call.tool().run(call.arguments(), toolContext));
         } catch (ToolValidationException e) {
-            throw steps.invalid(draft, call, e, toolStart, start);
+            throw steps.failures.invalid(draft, call, e, toolStart, start);
         } catch (Throwable e) {
-            throw steps.fail(draft, call, e, toolStart, start);
+            throw steps.failures.fail(draft, call, e, toolStart, start);
         }
         JsonTruncator.Truncation safe = steps.hygiene.result(output.json());
         CallRecord record = steps.calls.record(draft.status(CallStatus.EXECUTED).resultJson(Json.write(safe.value()))
@@ -212,7 +212,7 @@ final class Calls {
      * being free of side effects by contract.
      */
     void requirePendingRoom(CallContext context) {
-        if (context.sessionId() != null && steps.charge(context.principal()) != null
+        if (context.sessionId() != null && steps.charges.charge(context.principal()) != null
                 && steps.calls.countPending(context.sessionId()) >= steps.settings.maxPendingPerSession()) {
             throw pendingLimit(context.sessionId());
         }
@@ -231,9 +231,9 @@ final class Calls {
         try {
             preview = steps.runTool(call.tool(), () -> call.tool().dryRun(call.arguments(), toolContext));
         } catch (ToolValidationException e) {
-            throw steps.invalid(proposal, call, e, toolStart, start);
+            throw steps.failures.invalid(proposal, call, e, toolStart, start);
         } catch (Throwable e) {
-            throw steps.fail(proposal, call, e, toolStart, start);
+            throw steps.failures.fail(proposal, call, e, toolStart, start);
         }
         return new Previewed(id, proposal, preview, toolStart, admitted != null);
     }

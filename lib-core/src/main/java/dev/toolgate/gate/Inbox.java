@@ -13,7 +13,7 @@ import dev.toolgate.access.PrincipalRef;
 import dev.toolgate.audit.CallQuery;
 import dev.toolgate.audit.CallRecord;
 import dev.toolgate.audit.CallStatus;
-import dev.toolgate.gate.Steps.Prepared;
+import dev.toolgate.gate.Preparation.Prepared;
 import dev.toolgate.policy.Mode;
 import dev.toolgate.policy.ModeOverride;
 import dev.toolgate.policy.OverrideScope;
@@ -64,12 +64,12 @@ final class Inbox {
         if (approval.always()) {
             scopeId(approval.scope(), record);
         }
-        RegisteredTool tool = steps.tool(record.toolName());
-        steps.authorize(approver.principal(), tool);
-        steps.requireDistinctDecider(record, approver.principal(), "approving it");
+        RegisteredTool tool = steps.preparation.tool(record.toolName());
+        steps.preparation.authorize(approver.principal(), tool);
+        steps.duties.requireDistinctDecider(record, approver.principal(), "approving it");
         JsonNode payload = Applies.storedPayload(steps, record, tool, approver);
         PrincipalRef actor = PrincipalRef.of(approver.principal());
-        ClaimResult claim = steps.claimCharged(record, new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
+        ClaimResult claim = steps.charges.claimCharged(record, new Claim(actor, actor, approval.reason(), steps.outcomeWithin(tool)),
                 approver, start);
         steps.known.forget(record.id());
         try {
@@ -155,10 +155,10 @@ final class Inbox {
         if (!record.pendingAt(steps.calls.now())) {
             return notPending(record);
         }
-        steps.requireDistinctDecider(record, approver.principal(), "editing it");
+        steps.duties.requireDistinctDecider(record, approver.principal(), "editing it");
         CallContext editor = new CallContext(approver.principal(), record.tenantId(), record.sessionId(), record.automationId(),
                 approver.transport(), PermissionMode.APPROVE, approver.sessionKind(), null);
-        Prepared call = steps.prepare(editor, record.toolName(), arguments);
+        Prepared call = steps.preparation.prepare(editor, record.toolName(), arguments);
         String replacementId = Steps.newId();
         // The dry-run first: an edit the tool finds invalid is refused (and recorded as its own invalid
         // row) while the original stays pending.
@@ -197,7 +197,7 @@ final class Inbox {
         return steps.calls.query(query).stream()
                 .filter(r -> Objects.equals(r.tenantId(), viewer.tenantId()) && r.pendingAt(now))
                 .map(r -> Applies.pendingView(r, notAnOperator != null ? notAnOperator
-                        : steps.sameDeciderReason(r, viewer.principal())))
+                        : steps.duties.sameDeciderReason(r, viewer.principal())))
                 .toList();
     }
 
@@ -210,7 +210,7 @@ final class Inbox {
         if (record.precondition() == null || !record.pendingAt(steps.calls.now())) {
             return Freshness.fresh(record.id());
         }
-        RegisteredTool tool = steps.tool(record.toolName());
+        RegisteredTool tool = steps.preparation.tool(record.toolName());
         return applies.preconditions.compare(record, tool, Json.parse(record.payloadJson()), viewer);
     }
 
@@ -243,8 +243,8 @@ final class Inbox {
 
     void confirmSchema(CallContext approver, String toolName) {
         steps.approvers.require(approver);
-        RegisteredTool tool = steps.tool(toolName);
-        steps.authorize(approver.principal(), tool);
+        RegisteredTool tool = steps.preparation.tool(toolName);
+        steps.preparation.authorize(approver.principal(), tool);
         steps.policies.putReview(new ToolReview(Steps.tenantKey(approver.tenantId()), tool.name(), tool.schemaFingerprint(),
                 PrincipalRef.of(approver.principal()), null));
     }
@@ -253,7 +253,7 @@ final class Inbox {
         steps.approvers.require(approver);
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(mode, "mode");
-        RegisteredTool tool = steps.tool(toolName);
+        RegisteredTool tool = steps.preparation.tool(toolName);
         String scopeId = scope == OverrideScope.AUTOMATION ? approver.automationId() : approver.tenantId();
         if (scopeId == null) {
             throw new IllegalArgumentException("the approver's context has no " + scope.wireName() + " to store a mode for");

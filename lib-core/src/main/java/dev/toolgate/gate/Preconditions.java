@@ -88,7 +88,7 @@ final class Preconditions {
                 throw error;
             }
             now = null;
-            refused = steps.failureMessage(tool.name(), e);
+            refused = steps.failures.failureMessage(tool.name(), e);
         }
         if (now != null && CanonicalJson.sha256Hex(now).equals(proposal.precondition())) {
             return Freshness.fresh(proposal.id());

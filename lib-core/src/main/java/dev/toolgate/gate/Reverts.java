@@ -43,11 +43,11 @@ final class Reverts {
             return new RevertResult(callId, RevertResult.Outcome.SKIPPED, null,
                     "call " + callId + " is " + applied.status().wireName() + ", not an applied mutation");
         }
-        RegisteredTool tool = steps.tool(applied.toolName());
+        RegisteredTool tool = steps.preparation.tool(applied.toolName());
         if (!tool.revertible()) {
             return new RevertResult(callId, RevertResult.Outcome.SKIPPED, null, tool.name() + " has no revert");
         }
-        steps.authorize(actor.principal(), tool);
+        steps.preparation.authorize(actor.principal(), tool);
         PrincipalRef who = PrincipalRef.of(actor.principal());
         CallRecord draft = CallRecord.builder()
                 .id(Steps.newId())

@@ -41,7 +41,7 @@ class NoArgumentsTest {
     @Test
     void noArgumentsAreHashedAsTheirCanonicalFormAndJudgedByTheSchema() {
         String expected = CanonicalJson.sha256Hex("{}".getBytes(StandardCharsets.UTF_8));
-        assertThat(Steps.NO_ARGUMENTS_HASH).isEqualTo(expected).isEqualTo(CanonicalJson.sha256Hex(Json.object()));
+        assertThat(Preparation.NO_ARGUMENTS_HASH).isEqualTo(expected).isEqualTo(CanonicalJson.sha256Hex(Json.object()));
         CallContext ctx = CallContext.of(Principal.user("u"));
         try (Toolgate gate = gate()) {
             for (Object arguments : new Object[] {"{}", " { } ", Json.object(), null}) {
