@@ -1,8 +1,10 @@
 package dev.toolgate.spi;
 
+import dev.toolgate.json.Json;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The store cannot do what was asked: it cannot be reached, has no free connection in time, did not
@@ -87,5 +89,23 @@ public class StoreUnavailableException extends RuntimeException {
             default -> "The tool store is temporarily unavailable; nothing was done. Try again in "
                     + retryAfterSeconds() + " s.";
         };
+    }
+
+    /**
+     * The answer a model is given for this failure, the same in every adapter and transport that
+     * answers with a result: {@code status "unavailable"}, {@code kind "store"}, the {@code fault},
+     * whether retrying helps and, if so, {@code retryAfterSeconds}, and {@link #advice()} as the message.
+     */
+    public ObjectNode toJson() {
+        ObjectNode json = Json.object();
+        json.put("status", "unavailable");
+        json.put("kind", "store");
+        json.put("fault", fault.name());
+        json.put("retryable", retryable());
+        if (retryable()) {
+            json.put("retryAfterSeconds", retryAfterSeconds());
+        }
+        json.put("message", advice());
+        return json;
     }
 }

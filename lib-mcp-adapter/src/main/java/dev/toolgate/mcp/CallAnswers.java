@@ -117,15 +117,7 @@ final class CallAnswers {
     }
 
     static ObjectNode storeUnavailableJson(StoreUnavailableException e) {
-        ObjectNode json = Json.object();
-        json.put("status", "unavailable");
-        json.put("kind", "store");
-        json.put("fault", e.fault().name());
-        json.put("retryable", e.retryable());
-        if (e.retryable()) {
-            json.put("retryAfterSeconds", e.retryAfterSeconds());
-        }
-        json.put("message", e.advice());
+        ObjectNode json = e.toJson();
         return json;
     }
 

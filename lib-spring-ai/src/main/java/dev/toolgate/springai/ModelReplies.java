@@ -94,15 +94,7 @@ final class ModelReplies {
 
     /** The gate's store is unavailable: nothing was done; when to try again, or that an operator must act. */
     static String storeUnavailable(dev.toolgate.spi.StoreUnavailableException e) {
-        ObjectNode json = Json.object();
-        json.put("status", "unavailable");
-        json.put("kind", "store");
-        json.put("fault", e.fault().name());
-        json.put("retryable", e.retryable());
-        if (e.retryable()) {
-            json.put("retryAfterSeconds", e.retryAfterSeconds());
-        }
-        json.put("message", e.advice());
+        ObjectNode json = e.toJson();
         return Json.write(json);
     }
 
