@@ -74,9 +74,9 @@ final class H2Compaction implements AutoCloseable {
     static final int DEFAULT_FILL_RATE = 80;
     /**
      * Live bytes rewritten by one step of a round: 1 MB. A step holds H2's store lock, which every
-     * commit needs, and reads the pages it rewrites from the file, on the store's {@code async:} file
-     * system each through a thread of the JDK's pool: on a busy machine, steps of 4 MB held the lock up to
-     * 361 ms (median 2.8 ms), and a call waited that long (see the module's README).
+     * commit needs, and reads the pages it rewrites from the file: on a busy machine, steps of 4 MB held
+     * the lock up to 361 ms (median 2.8 ms; H2's {@code async:} file system then, each read through a
+     * thread of the JDK's pool), and a call waited that long (see the module's README).
      */
     static final int WRITE_LIMIT = 1 << 20;
     /**
@@ -308,12 +308,12 @@ final class H2Compaction implements AutoCloseable {
             }
             quietRounds = idle && !worked ? quietRounds + 1 : 0;
             if (quietRounds >= settledAfter && !idlePassDone && !closed && IDLE_FILL_RATE > fillRate) {
-                if (System.nanoTime() < stopAt) { // a round that started late on a busy machine leaves it to the next
-                    idlePassDone = true;
-                    worked = idlePass(store, file, stopAt);
-                    if (worked) {
-                        idlePasses.incrementAndGet();
-                    }
+                // null: the round's time ran out before a step (a busy machine): the next round makes the pass
+                Boolean pass = idlePass(store, file, stopAt);
+                idlePassDone = pass != null;
+                if (pass == Boolean.TRUE) {
+                    worked = true;
+                    idlePasses.incrementAndGet();
                 }
             }
             lastVersion = store.getCurrentVersion(); // after this round's own commits
@@ -367,15 +367,15 @@ final class H2Compaction implements AutoCloseable {
      * to 2 times its data; the pass brings it to about 1.1 times. Once per idle period: every rewrite's
      * commit leaves its own chunk partly dead (the store's metadata pages die with the next commit), so
      * rewriting whatever is under 95% live at every idle round never settled, writing a few hundred KB
-     * four times a second for ever.
+     * four times a second for ever. True: it rewrote; false: nothing to rewrite; null: no time for a step.
      */
-    private static boolean idlePass(MVStore store, RandomAccessStore file, long stopAt) {
+    private static Boolean idlePass(MVStore store, RandomAccessStore file, long stopAt) {
         long liveBytes = file.size() / 100 * file.getChunksFillRate();
-        boolean worked = false;
+        Boolean worked = null; // out of time before the first step
         for (long steps = liveBytes / WRITE_LIMIT + 1; steps > 0 && System.nanoTime() < stopAt; steps--) {
             if (rewritableFillRate(file) >= IDLE_FILL_RATE
                     || !(rewrite(store, file, IDLE_FILL_RATE) || store.compact(IDLE_FILL_RATE, WRITE_LIMIT))) {
-                break;
+                return worked != null;
             }
             store.commit();
             worked = true;

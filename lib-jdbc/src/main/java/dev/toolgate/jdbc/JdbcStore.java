@@ -37,13 +37,15 @@ import org.slf4j.LoggerFactory;
  * file mode belongs to one process; use PostgreSQL when several instances share the store.
  *
  * <p><b>Interrupts.</b> The store opens an embedded H2 file URL ({@code jdbc:h2:file:...}, or a path
- * without a prefix) on H2's {@code async:} file system: on H2's default one, a thread interrupted while
- * H2 reads or writes the file (a tool's timeout, a host's {@code shutdownNow}) closes the file for every
- * thread, and H2 then fails every call with "The database has been closed". With {@code async:} the
- * interrupted thread's call completes and the thread keeps its interrupt. H2 opens a file once per
- * process: to open the same file elsewhere in the process while the store is open, use the
- * {@code async:} URL too (if the host opened it first under its plain URL, the store joins that
- * database and warns). An explicit prefix ({@code nio:}, {@code retry:}...) and {@code AUTO_SERVER=TRUE}
+ * without a prefix) on the file system {@code interruptsafe:}, which the store registers with H2: on H2's
+ * default one, a thread interrupted while H2 reads or writes the file (a tool's timeout, a host's
+ * {@code shutdownNow}) closes the file for every thread, and H2 then fails every call with "The database
+ * has been closed". On {@code interruptsafe:} the file is H2's own, read and written on the calling
+ * thread, reopened when an interrupt closed it; the interrupted thread's call completes and the thread
+ * keeps its interrupt. H2 opens a file once per process: to open the same file elsewhere in the process
+ * while the store is open, use the {@code jdbc:h2:interruptsafe:} URL too (if the host opened it first
+ * under its plain URL, the store joins that database and warns). An explicit prefix ({@code nio:},
+ * {@code async:}, {@code retry:}...) and {@code AUTO_SERVER=TRUE}
  * URLs are used as given.
  *
  * <p><b>Connections.</b> With a URL the store creates its own HikariCP pool ({@link Builder#poolSize},

@@ -8,21 +8,27 @@ import java.util.Locale;
  */
 final class JdbcUrls {
 
+    /** The prefix {@link #interruptSafe} gives an embedded file URL's name. */
+    static final String SAFE = H2InterruptSafePath.SCHEME + ":";
+
     private JdbcUrls() {
     }
 
     /**
-     * The URL of an embedded H2 file database on H2's {@code async:} file system, which no interrupt
-     * can close; any other URL as it is. On H2's default file system ({@code file:}, or no prefix) the
-     * file is a {@code FileChannel}, and a thread interrupted while H2 reads or writes it (a tool's
-     * timeout, a host's {@code shutdownNow}, an HTTP watchdog) closes the channel for every thread: H2
-     * then closes the database and every call fails until it is reopened, and a commit in flight
-     * fails. {@code async:} reads and writes the same file through an {@code AsynchronousFileChannel}
-     * and keeps the waiting thread's interrupt for its own code. An explicit file system prefix
-     * ({@code nio:}, {@code retry:}, {@code split:}...) is the host's choice and kept, and so is a
-     * URL with {@code AUTO_SERVER=TRUE} (other processes reach that database under its plain name).
+     * The URL of an embedded H2 file database on the file system {@code interruptsafe:}
+     * ({@link H2InterruptSafePath}, registered with H2 here), which no interrupt can close; any other URL
+     * as it is. On H2's default file system ({@code file:}, or no prefix) the file is a
+     * {@code FileChannel}, and a thread interrupted while H2 reads or writes it (a tool's timeout, a
+     * host's {@code shutdownNow}, an HTTP watchdog) closes the channel for every thread: H2 then closes
+     * the database and every call fails until it is reopened, and a commit in flight fails.
+     * {@code interruptsafe:} reads and writes the same file through H2's own channel on the calling thread,
+     * reopens it when an interrupt closed it and repeats the I/O, and keeps the interrupted thread's
+     * interrupt for its own code. An explicit file system prefix ({@code nio:}, {@code async:},
+     * {@code retry:}, {@code split:}...) is the host's choice and kept, and so is a URL with
+     * {@code AUTO_SERVER=TRUE} (other processes reach that database under its plain name).
      */
     static String interruptSafe(String url) {
+        H2InterruptSafePath.register();
         String prefix = "jdbc:h2:";
         if (!url.regionMatches(true, 0, prefix, 0, prefix.length())
                 || url.toUpperCase(Locale.ROOT).replace(" ", "").contains(";AUTO_SERVER=TRUE")) {
@@ -30,17 +36,17 @@ final class JdbcUrls {
         }
         String name = url.substring(prefix.length());
         if (name.regionMatches(true, 0, "file:", 0, 5)) {
-            return prefix + "async:" + name.substring(5);
+            return prefix + SAFE + name.substring(5);
         }
         int settings = name.indexOf(';');
         String path = settings < 0 ? name : name.substring(0, settings);
         // as H2 reads a name: a scheme is what precedes a colon at index 2 or later (C:/ is a drive)
-        return path.indexOf(':') < 2 && !path.isEmpty() ? prefix + "async:" + name : url;
+        return path.indexOf(':') < 2 && !path.isEmpty() ? prefix + SAFE + name : url;
     }
 
     /**
      * The URL with H2's {@code PAGE_SIZE} set to {@value JdbcStore#H2_PAGE_SIZE} bytes when it is an
-     * embedded file URL on H2's {@code async:} file system (what {@link #interruptSafe} makes of a file
+     * embedded file URL on the file system {@code interruptsafe:} (what {@link #interruptSafe} makes of a file
      * URL) that names no page size; any other URL as it is. The page size is where H2 splits a B-tree page,
      * and a commit writes a new copy of each page it touched: for a governed call, a leaf and its path
      * to the root in each of the call table's 12 B-trees. With H2's 16 KB, the MCP load benchmark's H2
@@ -49,7 +55,7 @@ final class JdbcUrls {
      * {@code ANALYZE_AUTO=0}: no automatic table statistics inside a caller's commit.
      */
     static String smallPages(String url) {
-        if (!url.regionMatches(true, 0, "jdbc:h2:async:", 0, 14)
+        if (!url.startsWith("jdbc:h2:" + SAFE)
                 || url.toUpperCase(Locale.ROOT).replace(" ", "").contains(";PAGE_SIZE=")) {
             return url;
         }

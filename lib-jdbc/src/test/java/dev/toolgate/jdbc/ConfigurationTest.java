@@ -39,8 +39,8 @@ class ConfigurationTest {
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.exitValue()).as(output).isZero();
-        // opened on H2's async: file system, which no interrupt can close (H2InterruptTest), with 4 KB pages
-        assertThat(output).contains("JdbcStore[H2 jdbc:h2:async:~/.toolgate/toolgate;PAGE_SIZE=4096;ANALYZE_AUTO=0]");
+        // opened on the file system interruptsafe:, which no interrupt can close (H2InterruptTest), with 4 KB pages
+        assertThat(output).contains("JdbcStore[H2 jdbc:h2:interruptsafe:~/.toolgate/toolgate;PAGE_SIZE=4096;ANALYZE_AUTO=0]");
         assertThat(home.resolve(".toolgate/toolgate.mv.db")).exists();
     }
 

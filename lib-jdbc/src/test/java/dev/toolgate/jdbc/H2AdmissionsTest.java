@@ -41,8 +41,8 @@ class H2AdmissionsTest {
     @Test
     void aRefusedCallCommitsNothingAndTheCapStillHolds() throws Exception {
         dir = Files.createTempDirectory("toolgate-h2-admissions");
-        // the store's own file system (async:), so that this test's connection joins the same database
-        String url = "jdbc:h2:async:" + dir.resolve("budget").toAbsolutePath();
+        // the store's own file system (interruptsafe:), so that this test's connection joins the same database
+        String url = "jdbc:h2:interruptsafe:" + dir.resolve("budget").toAbsolutePath();
         try (JdbcStore store = JdbcStore.builder().url(url).poolSize(2)
                      .h2Compaction(Duration.ZERO, 80, Duration.ofSeconds(2)).build(); // no compaction commits
              Hosts host = Hosts.on(store, b -> b.budget(ToolBudget.perPrincipal(3, Duration.ofMinutes(10))));

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * freed ones and the file truncated while writers add audit rows and readers read old and new rows
  * (pages in the chunks being moved). H2 moves a chunk by copying it and then switching its position; a
  * reader that picked the old position re-reads at the new one. Every call and every read must succeed
- * and find its row: on the file system the store opens a file on ({@code async:}) and on H2's default
+ * and find its row: on the file system the store opens a file on ({@code interruptsafe:}) and on H2's default
  * one ({@code nio:}, what the store used before), so that the compaction is shown safe on both.
  * A second test races it against the budget's admission log (rows numbered, inserted and deleted by
  * every call): the workload under which an earlier compaction (H2's package-private

@@ -81,17 +81,18 @@ class H2FileSizeTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "jdbc:h2:async:/srv/tg | jdbc:h2:async:/srv/tg;PAGE_SIZE=4096;ANALYZE_AUTO=0",
-            "jdbc:h2:ASYNC:/srv/tg;MODE=PostgreSQL | jdbc:h2:ASYNC:/srv/tg;MODE=PostgreSQL;PAGE_SIZE=4096;ANALYZE_AUTO=0",
-            "jdbc:h2:async:/srv/tg;page_size=8192 | jdbc:h2:async:/srv/tg;page_size=8192",
-            "jdbc:h2:async:/srv/tg;PAGE_SIZE = 16384 | jdbc:h2:async:/srv/tg;PAGE_SIZE = 16384",
+            "jdbc:h2:interruptsafe:/srv/tg | jdbc:h2:interruptsafe:/srv/tg;PAGE_SIZE=4096;ANALYZE_AUTO=0",
+            "jdbc:h2:interruptsafe:/srv/tg;MODE=PostgreSQL | jdbc:h2:interruptsafe:/srv/tg;MODE=PostgreSQL;PAGE_SIZE=4096;ANALYZE_AUTO=0",
+            "jdbc:h2:async:/srv/tg | jdbc:h2:async:/srv/tg",
+            "jdbc:h2:interruptsafe:/srv/tg;page_size=8192 | jdbc:h2:interruptsafe:/srv/tg;page_size=8192",
+            "jdbc:h2:interruptsafe:/srv/tg;PAGE_SIZE = 16384 | jdbc:h2:interruptsafe:/srv/tg;PAGE_SIZE = 16384",
             "jdbc:h2:nio:/srv/tg | jdbc:h2:nio:/srv/tg",
             "jdbc:h2:file:/srv/tg | jdbc:h2:file:/srv/tg",
             "jdbc:h2:mem:tg | jdbc:h2:mem:tg",
             "jdbc:h2:tcp://db:9092/~/tg | jdbc:h2:tcp://db:9092/~/tg",
             "jdbc:h2:file:~/demo;AUTO_SERVER=TRUE | jdbc:h2:file:~/demo;AUTO_SERVER=TRUE",
             "jdbc:postgresql://db/app | jdbc:postgresql://db/app"})
-    void anAsyncFileUrlGetsSmallPagesUnlessItNamesAPageSize(String given, String opened) {
+    void anInterruptSafeFileUrlGetsSmallPagesUnlessItNamesAPageSize(String given, String opened) {
         assertThat(JdbcStore.Builder.smallPages(given)).isEqualTo(opened);
     }
 

@@ -26,8 +26,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code shutdownNow}, an HTTP watchdog) must not take the database down for every other thread. On
  * H2's default file system an interrupt during a read or write closes the file's {@code FileChannel}
  * ({@code ClosedByInterruptException}), H2 then closes the database, and every call of every thread
- * fails ("The database has been closed"); the store opens file databases through H2's {@code async:}
- * file system, whose I/O no interrupt can close.
+ * fails ("The database has been closed"); the store opens file databases on its file system
+ * {@code interruptsafe:} ({@link H2InterruptSafePath}), which reopens what an interrupt closed.
  */
 class H2InterruptTest {
 
@@ -110,20 +110,21 @@ class H2InterruptTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "jdbc:h2:file:~/.toolgate/toolgate | jdbc:h2:async:~/.toolgate/toolgate",
-            "jdbc:h2:FILE:/var/lib/app/tg;LOCK_TIMEOUT=5000 | jdbc:h2:async:/var/lib/app/tg;LOCK_TIMEOUT=5000",
-            "jdbc:h2:~/tg | jdbc:h2:async:~/tg",
-            "jdbc:h2:./data/tg | jdbc:h2:async:./data/tg",
-            "jdbc:h2:/srv/tg;MODE=PostgreSQL | jdbc:h2:async:/srv/tg;MODE=PostgreSQL",
-            "jdbc:h2:C:/data/tg | jdbc:h2:async:C:/data/tg",
+            "jdbc:h2:file:~/.toolgate/toolgate | jdbc:h2:interruptsafe:~/.toolgate/toolgate",
+            "jdbc:h2:FILE:/var/lib/app/tg;LOCK_TIMEOUT=5000 | jdbc:h2:interruptsafe:/var/lib/app/tg;LOCK_TIMEOUT=5000",
+            "jdbc:h2:~/tg | jdbc:h2:interruptsafe:~/tg",
+            "jdbc:h2:./data/tg | jdbc:h2:interruptsafe:./data/tg",
+            "jdbc:h2:/srv/tg;MODE=PostgreSQL | jdbc:h2:interruptsafe:/srv/tg;MODE=PostgreSQL",
+            "jdbc:h2:C:/data/tg | jdbc:h2:interruptsafe:C:/data/tg",
             "jdbc:h2:mem:tg | jdbc:h2:mem:tg",
             "jdbc:h2:tcp://db:9092/~/tg | jdbc:h2:tcp://db:9092/~/tg",
             "jdbc:h2:nio:/srv/tg | jdbc:h2:nio:/srv/tg",
             "jdbc:h2:retry:/srv/tg | jdbc:h2:retry:/srv/tg",
             "jdbc:h2:async:/srv/tg | jdbc:h2:async:/srv/tg",
+            "jdbc:h2:interruptsafe:/srv/tg | jdbc:h2:interruptsafe:/srv/tg",
             "jdbc:h2:file:~/demo;AUTO_SERVER=TRUE | jdbc:h2:file:~/demo;AUTO_SERVER=TRUE",
             "jdbc:postgresql://db/app | jdbc:postgresql://db/app"})
-    void anEmbeddedFileUrlIsOpenedOnAsyncAndEveryOtherUrlAsGiven(String given, String opened) {
+    void anEmbeddedFileUrlIsOpenedInterruptSafeAndEveryOtherUrlAsGiven(String given, String opened) {
         assertThat(JdbcStore.Builder.interruptSafe(given)).isEqualTo(opened);
     }
 

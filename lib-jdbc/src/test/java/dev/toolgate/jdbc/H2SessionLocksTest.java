@@ -57,7 +57,7 @@ class H2SessionLocksTest {
                         .as("a refused proposal leaves no row").hasSize(cap);
             }
             // the session's row is still written once, for purges and endSession
-            try (Connection c = DriverManager.getConnection("jdbc:h2:async:" + dir.resolve("shared").toAbsolutePath()
+            try (Connection c = DriverManager.getConnection("jdbc:h2:interruptsafe:" + dir.resolve("shared").toAbsolutePath()
                     + ";PAGE_SIZE=" + JdbcStore.H2_PAGE_SIZE + ";ANALYZE_AUTO=0");
                  var count = c.createStatement().executeQuery("SELECT COUNT(*) FROM toolgate_session"
                          + " WHERE session_id LIKE 'crowded-%'")) {
@@ -145,7 +145,7 @@ class H2SessionLocksTest {
     @Test
     void endingASessionWaitsForItsProposalInFlight() throws Exception {
         try (JdbcStore store = JdbcStore.builder().url("jdbc:h2:file:" + dir.resolve("ending").toAbsolutePath()).build();
-             Connection c = DriverManager.getConnection("jdbc:h2:async:" + dir.resolve("ending").toAbsolutePath()
+             Connection c = DriverManager.getConnection("jdbc:h2:interruptsafe:" + dir.resolve("ending").toAbsolutePath()
                      + ";PAGE_SIZE=" + JdbcStore.H2_PAGE_SIZE + ";ANALYZE_AUTO=0")) {
             // the session has its row and nothing pending: ending it now would delete the row
             String first = store.calls().propose(Races.proposal("ending"), TTL, 5).record().id();
