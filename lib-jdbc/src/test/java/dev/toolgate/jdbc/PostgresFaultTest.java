@@ -27,6 +27,11 @@ class PostgresFaultTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     /** The longest any call may take: a connection wait plus one unanswered statement, with room for a busy machine. */
     private static final Duration BOUND = Duration.ofSeconds(6);
+    /**
+     * The longest a run's answer (its start, an approval) may take: an attempt is several store operations,
+     * each bounded as a call is, and the first the fault refuses ends it.
+     */
+    private static final Duration RUN_BOUND = BOUND.multipliedBy(2);
     private static final Duration OUTAGE = Duration.ofSeconds(3);
 
     private PrivatePostgres pg;
@@ -77,6 +82,7 @@ class PostgresFaultTest {
             assertThat(figures.faults()).isNotEmpty().isSubsetOf(StoreFault.UNREACHABLE, StoreFault.SHUTTING_DOWN,
                     StoreFault.BUSY, StoreFault.TIMEOUT, StoreFault.IN_DOUBT);
             assertThat(figures.longestMillis()).as("longest call").isLessThan(BOUND.toMillis());
+            assertThat(figures.longestRunMillis()).as("longest answer of a run").isLessThan(RUN_BOUND.toMillis());
             assertThat(recovered).as("ms from the database's return to the first success").isBetween(0L, 5_000L);
             assertThat(figures.lost()).isZero();
             assertThat(figures.doubles()).isZero();
@@ -117,6 +123,7 @@ class PostgresFaultTest {
             assertThat(figures.refused()).isPositive();
             assertThat(figures.faults()).contains(StoreFault.TIMEOUT);
             assertThat(figures.longestMillis()).as("longest call").isLessThan(BOUND.toMillis());
+            assertThat(figures.longestRunMillis()).as("longest answer of a run").isLessThan(RUN_BOUND.toMillis());
             assertThat(recovered).as("ms from the thaw to the first success").isBetween(0L, 5_000L);
             assertThat(figures.lost()).isZero();
             assertThat(figures.doubles()).isZero();
@@ -141,9 +148,10 @@ class PostgresFaultTest {
     }
 
     private static void report(String what, FaultLoad.Figures f, long recovered, JdbcStore store, FaultRuns.Figures runs) {
-        System.err.printf("FAULT %s: %d calls, %d refused (%s), longest %d ms, first success %d ms after recovery,"
+        System.err.printf("FAULT %s: %d calls, %d refused (%s), longest %d ms (a run's answer %d ms), first success %d ms after recovery,"
                         + " lost %d, doubles %d, applies in doubt %d (retried and applied %d), metered admitted %d of %d,"
-                        + " outages logged %d; %s%n", what, f.calls(), f.refused(), f.faults(), f.longestMillis(), recovered,
+                        + " outages logged %d; %s%n", what, f.calls(), f.refused(), f.faults(), f.longestMillis(),
+                f.longestRunMillis(), recovered,
                 f.lost(), f.doubles(), f.inDoubt(), f.retriedApplied(), f.meteredAdmitted(), FaultLoad.CAP,
                 store.outage().outages(), runs);
     }
