@@ -41,7 +41,7 @@ final class FaultLoad implements AutoCloseable {
     static final Principal READER = Principal.user("reader", "fault.read");
     static final Principal WRITER = Principal.user("writer", "fault.read", "fault.write");
     static final Principal METERED = Principal.user("metered", "fault.read");
-    /** The metered principal's cap; every other principal has none. */
+    /** The metered principal's cap; every other principal but the runs' ({@link FaultRuns#RUNNER_CAP}) has none. */
     static final int CAP = 60;
 
     /** A call's answer: what it was, when it started and ended (monotonic nanos), and how it ended. */
@@ -60,37 +60,63 @@ final class FaultLoad implements AutoCloseable {
     private volatile boolean running = true;
 
     private final String url;
+    /** The durable runs of the load, and their checks. */
+    final FaultRuns runs;
 
     /** A load on {@code store}, whose database {@code url} the checks read directly. */
     FaultLoad(JdbcStore store, String url) {
         this.url = url;
+        this.runs = new FaultRuns(this);
+        this.gate = gateOn(store);
+    }
+
+    /**
+     * A gate on {@code store} with the load's tools and program: the load's own, or another instance's on
+     * the same database (the tools, and so their counters, are shared).
+     */
+    Toolgate gateOn(JdbcStore store) {
         Tool<NoInput, String> read = Tool.builder("read", NoInput.class).description("a read").effect(Effect.READ)
                 .requires("fault.read").execute((in, ctx) -> {
-                    runsByCall.computeIfAbsent(ctx.callId(), id -> new AtomicInteger()).incrementAndGet();
+                    ran(ctx.callId());
                     return "read";
                 }).build();
         Tool<Note, String> write = Tool.builder("write", Note.class).description("a write").effect(Effect.MUTATE)
                 .requires("fault.write").execute((in, ctx) -> {
-                    runsByCall.computeIfAbsent(ctx.callId(), id -> new AtomicInteger()).incrementAndGet();
+                    ran(ctx.callId());
                     return "wrote " + in.n();
                 }).build();
         BudgetLimit cap = BudgetLimit.of(CAP, Duration.ofMinutes(5));
-        this.gate = Toolgate.builder().discoverTools(false).discoverComponents(false).store(store)
-                .provider(ToolProvider.of("fault", read, write))
-                .budget(principal -> principal.id().equals(METERED.id()) ? cap : null)
+        BudgetLimit runs = BudgetLimit.of(FaultRuns.RUNNER_CAP, Duration.ofMinutes(5));
+        List<Tool<?, ?>> tools = new ArrayList<>(List.of(read, write));
+        tools.addAll(this.runs.tools());
+        return Toolgate.builder().discoverTools(false).discoverComponents(false).store(store)
+                .provider(ToolProvider.of("fault", tools.toArray(Tool[]::new)))
+                .program(FaultRuns.PROGRAM, this.runs.program())
+                .budget(principal -> principal.id().equals(METERED.id()) ? cap
+                        : principal.id().equals(FaultRuns.RUNNER.id()) ? runs : null)
                 .maxPendingPerSession(100_000).sweepInterval(Duration.ZERO).build();
+    }
+
+    /** Counts one run of a tool for the call {@code callId}. */
+    void ran(String callId) {
+        runsByCall.computeIfAbsent(callId, id -> new AtomicInteger()).incrementAndGet();
     }
 
     /** The write tool's input. */
     record Note(long n) {
     }
 
-    private static CallContext ctx(Principal principal) {
+    static CallContext ctx(Principal principal) {
         return CallContext.of(principal).withTenant("acme").withSession("s-" + principal.id());
     }
 
-    /** Starts {@code readers} reading threads, {@code writers} proposing-and-applying threads and one metered thread. */
+    /**
+     * Starts {@code readers} reading threads, {@code writers} proposing-and-applying threads, one thread
+     * starting durable runs and approving their paused step ({@link FaultRuns}) and one metered thread.
+     */
     void start(int readers, int writers) {
+        spawn("runs-0", runs::runOnce);
+        spawn("runs-1", runs::runOnce);
         for (int i = 0; i < readers; i++) {
             spawn("reader-" + i, () -> timed("read", () -> ((Executed) gate.call(ctx(READER), "fault.read", "{}")).callId()));
         }
@@ -131,7 +157,7 @@ final class FaultLoad implements AutoCloseable {
         thread.start();
     }
 
-    private Answer timed(String kind, java.util.function.Supplier<String> call) {
+    Answer timed(String kind, java.util.function.Supplier<String> call) {
         long start = System.nanoTime();
         Answer answer;
         try {
@@ -180,8 +206,8 @@ final class FaultLoad implements AutoCloseable {
         // nothing lost: every success has its audit row, in the status it was answered with
         int lost = 0;
         for (Answer a : all) {
-            if (a.error() != null) {
-                continue;
+            if (a.error() != null || a.callId() == null) {
+                continue; // a failure, or a run's answer (FaultRuns checks those)
             }
             CallRecord record = gate.findCall(a.callId()).orElse(null);
             if (record == null) {
@@ -227,13 +253,18 @@ final class FaultLoad implements AutoCloseable {
         assertThat(meteredOk).as("metered calls answered").isLessThanOrEqualTo(CAP);
         assertThat(meteredRows).as("metered calls recorded").isLessThanOrEqualTo(CAP);
         long refused = all.stream().filter(a -> a.error() instanceof StoreUnavailableException).count();
-        long longest = all.stream().mapToLong(Answer::millis).max().orElse(0);
-        return new Figures(all.size(), refused, longest, lost, doubles, inDoubt, retriedApplied, meteredOk,
+        // a call is one governed call; a run's answer (its start, an approval) is an attempt of several
+        long longest = all.stream().filter(a -> !a.kind().startsWith("run-")).mapToLong(Answer::millis).max().orElse(0);
+        long longestRun = all.stream().filter(a -> a.kind().startsWith("run-")).mapToLong(Answer::millis).max().orElse(0);
+        Map<String, Long> longestByKind = new java.util.TreeMap<>();
+        all.forEach(a -> longestByKind.merge(a.kind() + (a.error() == null ? "" : "!"), a.millis(), Math::max));
+        System.err.println("FAULT longest answer by kind (! = refused): " + longestByKind);
+        return new Figures(all.size(), refused, longest, longestRun, lost, doubles, inDoubt, retriedApplied, meteredOk,
                 all.stream().filter(a -> a.error() instanceof StoreUnavailableException u).map(a ->
                         ((StoreUnavailableException) a.error()).fault()).distinct().toList());
     }
 
-    private List<String> ids(String sql) {
+    List<String> ids(String sql) {
         List<String> ids = new ArrayList<>();
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
              java.sql.ResultSet rs = c.createStatement().executeQuery(sql)) {
@@ -247,8 +278,8 @@ final class FaultLoad implements AutoCloseable {
     }
 
     /** What a run measured. */
-    record Figures(int calls, long refused, long longestMillis, int lost, int doubles, int inDoubt, int retriedApplied,
-                   long meteredAdmitted, List<StoreFault> faults) {
+    record Figures(int calls, long refused, long longestMillis, long longestRunMillis, int lost, int doubles, int inDoubt,
+                   int retriedApplied, long meteredAdmitted, List<StoreFault> faults) {
     }
 
     static void sleep(long millis) {

@@ -15,7 +15,10 @@ import org.junit.jupiter.api.TestInstance;
  * under a mixed load on a private cluster ({@link PrivatePostgres}; never the machine's shared server).
  * Every call is answered within a bound, each failure is a typed {@link StoreUnavailableException}, the
  * pool heals within seconds of the database's return without a restart, the outage is logged once, and
- * nothing is lost or doubled ({@link FaultLoad#check}). Prints its figures (the README quotes them).
+ * nothing is lost or doubled ({@link FaultLoad#check}). Durable runs in the load that the fault cut are
+ * found afterwards by another instance, which takes them over or approves them: each ends completed or
+ * interrupted (in doubt), no mutation step runs twice, a replayed step is served from the log and not
+ * charged again ({@link FaultRuns#check}). Prints its figures (the README quotes them).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresFaultTest {
@@ -24,6 +27,11 @@ class PostgresFaultTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     /** The longest any call may take: a connection wait plus one unanswered statement, with room for a busy machine. */
     private static final Duration BOUND = Duration.ofSeconds(6);
+    /**
+     * The longest a run's answer (its start, an approval) may take: an attempt is several store operations,
+     * each bounded as a call is, and the first the fault refuses ends it.
+     */
+    private static final Duration RUN_BOUND = BOUND.multipliedBy(2);
     private static final Duration OUTAGE = Duration.ofSeconds(3);
 
     private PrivatePostgres pg;
@@ -67,12 +75,14 @@ class PostgresFaultTest {
 
             long recovered = load.firstSuccessAfter(back);
             FaultLoad.Figures figures = load.check();
-            report("stop/start " + OUTAGE.toSeconds() + " s", figures, recovered, store);
+            FaultRuns.Figures runs = settleRuns(load, url);
+            report("stop/start " + OUTAGE.toSeconds() + " s", figures, recovered, store, runs);
 
             assertThat(figures.refused()).as("calls refused during the outage").isPositive();
             assertThat(figures.faults()).isNotEmpty().isSubsetOf(StoreFault.UNREACHABLE, StoreFault.SHUTTING_DOWN,
                     StoreFault.BUSY, StoreFault.TIMEOUT, StoreFault.IN_DOUBT);
             assertThat(figures.longestMillis()).as("longest call").isLessThan(BOUND.toMillis());
+            assertThat(figures.longestRunMillis()).as("longest answer of a run").isLessThan(RUN_BOUND.toMillis());
             assertThat(recovered).as("ms from the database's return to the first success").isBetween(0L, 5_000L);
             assertThat(figures.lost()).isZero();
             assertThat(figures.doubles()).isZero();
@@ -107,11 +117,13 @@ class PostgresFaultTest {
 
             long recovered = load.firstSuccessAfter(back);
             FaultLoad.Figures figures = load.check();
-            report("SIGSTOP/SIGCONT " + (OUTAGE.toSeconds() + 1) + " s", figures, recovered, store);
+            FaultRuns.Figures runs = settleRuns(load, url);
+            report("SIGSTOP/SIGCONT " + (OUTAGE.toSeconds() + 1) + " s", figures, recovered, store, runs);
 
             assertThat(figures.refused()).isPositive();
             assertThat(figures.faults()).contains(StoreFault.TIMEOUT);
             assertThat(figures.longestMillis()).as("longest call").isLessThan(BOUND.toMillis());
+            assertThat(figures.longestRunMillis()).as("longest answer of a run").isLessThan(RUN_BOUND.toMillis());
             assertThat(recovered).as("ms from the thaw to the first success").isBetween(0L, 5_000L);
             assertThat(figures.lost()).isZero();
             assertThat(figures.doubles()).isZero();
@@ -121,11 +133,26 @@ class PostgresFaultTest {
         }
     }
 
-    private static void report(String what, FaultLoad.Figures f, long recovered, JdbcStore store) {
-        System.err.printf("FAULT %s: %d calls, %d refused (%s), longest %d ms, first success %d ms after recovery,"
+    /**
+     * The durable runs the fault cut: another instance settles them (takeovers, steps in doubt, paused
+     * steps approved), and every run is checked ({@link FaultRuns#check}).
+     */
+    private static FaultRuns.Figures settleRuns(FaultLoad load, String url) {
+        int rounds = load.runs.settle(url);
+        FaultRuns.Figures runs = load.runs.check();
+        System.err.printf("FAULT runs settled in %d round(s) of the other instance's sweep%n", rounds);
+        assertThat(runs.started()).as("runs started").isPositive();
+        assertThat(runs.completed()).as("runs completed").isPositive();
+        assertThat(runs.doubled()).as("mutation steps run twice").isZero();
+        return runs;
+    }
+
+    private static void report(String what, FaultLoad.Figures f, long recovered, JdbcStore store, FaultRuns.Figures runs) {
+        System.err.printf("FAULT %s: %d calls, %d refused (%s), longest %d ms (a run's answer %d ms), first success %d ms after recovery,"
                         + " lost %d, doubles %d, applies in doubt %d (retried and applied %d), metered admitted %d of %d,"
-                        + " outages logged %d%n", what, f.calls(), f.refused(), f.faults(), f.longestMillis(), recovered,
+                        + " outages logged %d; %s%n", what, f.calls(), f.refused(), f.faults(), f.longestMillis(),
+                f.longestRunMillis(), recovered,
                 f.lost(), f.doubles(), f.inDoubt(), f.retriedApplied(), f.meteredAdmitted(), FaultLoad.CAP,
-                store.outage().outages());
+                store.outage().outages(), runs);
     }
 }
