@@ -40,7 +40,7 @@ import org.h2.mvstore.MVStoreTool;
  *
  * Settings: {@code -Dbench.seconds} (measured seconds per repeat, default 15), {@code -Dbench.warmup-seconds}
  * (default 3), {@code -Dbench.threads} (8), {@code -Dbench.variants=1,4} (only those rows of the table),
- * {@code -Dbench.h2-fs=nio} (H2's file system, default {@code async}, the one the store opens a file URL on),
+ * {@code -Dbench.h2-fs=nio} (H2's file system, default {@code interruptsafe}, the one the store opens a file URL on),
  * {@code -Dbench.keep-seconds=N} (purge every second what finished more than N s before, as retention
  * does, so that the live data levels off; default 0, no purge, as the default 90-day retention in a
  * short run), {@code -Dbench.h2-settings=;PAGE_SIZE=4096} (appended to the URL the store opens).
@@ -139,9 +139,9 @@ public final class H2DiskBenchmark {
 
     private static Run run(Variant variant, int threads, int warmup, int seconds) throws Exception {
         Path dir = Files.createTempDirectory("toolgate-h2-disk");
-        // the file system the store opens a file URL on (async:), so that this class's own connections join
-        // the same database; -Dbench.h2-fs=nio measures H2's default one
-        String url = "jdbc:h2:" + System.getProperty("bench.h2-fs", "async") + ":" + dir.resolve("bench").toAbsolutePath()
+        // the file system the store opens a file URL on (interruptsafe:), so that this class's own connections
+        // join the same database; -Dbench.h2-fs=nio measures H2's default one
+        String url = "jdbc:h2:" + System.getProperty("bench.h2-fs", "interruptsafe") + ":" + dir.resolve("bench").toAbsolutePath()
                 + System.getProperty("bench.h2-settings", "");
         Path file = dir.resolve("bench.mv.db");
         Run measured;

@@ -71,7 +71,10 @@ import java.util.stream.Stream;
  * written behind within N ms (the opt-in of {@code JdbcStore.Builder#writeBehind}; default 0, a commit on
  * each call's path); {@code --jit-warmup-ms 20000} (MCP calls from 8 clients on an in-memory store before
  * the first store, measuring nothing, so that no store is measured on code the JIT has not compiled
- * yet; 0 for none). The defaults take about 40 s per store, and 20 s before the first.
+ * yet; 0 for none). The defaults take about 40 s per store, and 20 s before the first. System properties
+ * for the H2 store: {@code -Dbench.h2-fs=async} (H2's file system for the file, default the store's own,
+ * {@code interruptsafe}; with another one the store keeps H2's page size, so compare with
+ * {@code -Dbench.h2-settings=";PAGE_SIZE=4096;ANALYZE_AUTO=0"}, appended to the URL).
  */
 public final class McpLoadBenchmark {
 
@@ -178,7 +181,8 @@ public final class McpLoadBenchmark {
             }
             case "h2" -> {
                 Path dir = Files.createTempDirectory("toolgate-mcp-bench");
-                JdbcStore store = JdbcStore.builder().url("jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath())
+                JdbcStore store = JdbcStore.builder().url("jdbc:h2:" + System.getProperty("bench.h2-fs", "interruptsafe") + ":"
+                        + dir.resolve("bench").toAbsolutePath() + System.getProperty("bench.h2-settings", ""))
                         .writeBehind(options.writeBehind()).build();
                 return new Store("H2" + behind(), store, () -> directorySize(dir), () -> deleteTree(dir));
             }

@@ -158,9 +158,9 @@ public final class StorageBenchmark {
         }
         if (only.contains("h2")) {
             Path dir = Files.createTempDirectory("toolgate-bench");
-            // the file system the store opens a file URL on (async:, which no interrupt can close), for the
-            // baseline too; -Dbench.h2-fs=nio measures H2's default one, retry: its reopen-on-interrupt one
-            String fs = System.getProperty("bench.h2-fs", "async");
+            // the file system the store opens a file URL on (interruptsafe:, which no interrupt can close), for
+            // the baseline too; -Dbench.h2-fs=nio measures H2's default one, async: the store's before
+            String fs = System.getProperty("bench.h2-fs", "interruptsafe");
             String url = "jdbc:h2:" + fs + ":" + dir.resolve("bench").toAbsolutePath();
             bench.database("H2 (" + fs + ":)", url, false, other -> url + "-" + other); // one store per file
         }
