@@ -45,6 +45,7 @@ final class H2InterruptSafeChannel extends FileBase {
     private volatile boolean closedByH2;
     private Relockable lock;
     private int reopens;
+    private long position;
 
     H2InterruptSafeChannel(FilePath base, String mode) throws IOException {
         this.base = base;
@@ -113,26 +114,37 @@ final class H2InterruptSafeChannel extends FileBase {
         return io(c -> c.write(src, position), src);
     }
 
+    // the sequential operations keep their own position, which a reopened channel would have lost
+
     @Override
-    public int read(ByteBuffer dst) throws IOException {
-        long position = position();
-        return io(c -> c.position(position).read(dst), dst);
+    public synchronized int read(ByteBuffer dst) throws IOException {
+        long at = position;
+        int read = io(c -> c.read(dst, at), dst);
+        if (read > 0) {
+            position += read;
+        }
+        return read;
     }
 
     @Override
-    public int write(ByteBuffer src) throws IOException {
-        long position = position();
-        return io(c -> c.position(position).write(src), src);
+    public synchronized int write(ByteBuffer src) throws IOException {
+        long at = position;
+        int written = io(c -> c.write(src, at), src);
+        position += written;
+        return written;
     }
 
     @Override
-    public long position() throws IOException {
-        return io(FileChannel::position, null);
+    public synchronized long position() {
+        return position;
     }
 
     @Override
-    public FileChannel position(long newPosition) throws IOException {
-        io(c -> c.position(newPosition), null);
+    public synchronized FileChannel position(long newPosition) {
+        if (newPosition < 0) {
+            throw new IllegalArgumentException("negative position " + newPosition);
+        }
+        position = newPosition;
         return this;
     }
 
@@ -142,8 +154,9 @@ final class H2InterruptSafeChannel extends FileBase {
     }
 
     @Override
-    public FileChannel truncate(long size) throws IOException {
+    public synchronized FileChannel truncate(long size) throws IOException {
         io(c -> c.truncate(size), null);
+        position = Math.min(position, size);
         return this;
     }
 

@@ -193,6 +193,23 @@ class H2InterruptSafeChannelTest {
     }
 
     @Test
+    void sequentialReadsAndWritesKeepTheirOwnPosition() throws Exception {
+        try (H2InterruptSafeChannel file = open("sequential")) {
+            assertThat(file.write(ByteBuffer.wrap("hello world".getBytes()))).isEqualTo(11);
+            assertThat(file.position()).isEqualTo(11);
+            file.position(6);
+            ByteBuffer word = ByteBuffer.allocate(5);
+            assertThat(file.read(word)).isEqualTo(5);
+            assertThat(new String(word.array())).isEqualTo("world");
+            assertThat(file.read(ByteBuffer.allocate(1))).as("at the end").isEqualTo(-1);
+            file.truncate(5);
+            assertThat(file.position()).isEqualTo(5);
+            assertThat(file.size()).isEqualTo(5);
+            assertThatThrownBy(() -> file.position(-1)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void aFileH2ClosedIsNotReopened() throws Exception {
         H2InterruptSafeChannel file = open("closed");
         file.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0);
