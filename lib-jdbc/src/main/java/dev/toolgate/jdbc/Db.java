@@ -80,8 +80,9 @@ final class Db {
     /** Runs {@code callback} on a handle in autocommit mode (each statement commits by itself). */
     <R> R withHandle(HandleCallback<R, RuntimeException> callback) {
         ensureOpen();
+        long began = outage.began();
         try {
-            return ok(jdbi.withHandle(callback));
+            return ok(began, jdbi.withHandle(callback));
         } catch (JdbiException e) {
             throw translate(e);
         }
@@ -93,6 +94,7 @@ final class Db {
      */
     <R> R withConnection(ConnectionCallback<R> callback) {
         ensureOpen();
+        long began = outage.began();
         R result;
         try (Connection connection = dataSource.getConnection()) {
             result = callback.withConnection(connection);
@@ -101,7 +103,7 @@ final class Db {
         } catch (JdbiException e) {
             throw translate(e);
         }
-        return ok(result);
+        return ok(began, result);
     }
 
     /** Work on one connection. */
@@ -118,9 +120,10 @@ final class Db {
      */
     <R> R inTransaction(HandleCallback<R, RuntimeException> callback) {
         ensureOpen();
+        long began = outage.began();
         for (int attempt = 0; ; attempt++) {
             try {
-                return ok(jdbi.inTransaction(callback));
+                return ok(began, jdbi.inTransaction(callback));
             } catch (JdbiException e) {
                 RuntimeException translated = StoreFaults.classify(e, connectionTimeout);
                 if (attempt < CONFLICT_RETRIES && translated instanceof StoreUnavailableException u
@@ -135,32 +138,30 @@ final class Db {
     /** Times a transaction rolled back in a conflict is run again. */
     static final int CONFLICT_RETRIES = 2;
 
-    private <R> R ok(R result) {
+    private <R> R ok(long began, R result) {
         if (outage.isDown()) {
-            outage.succeeded();
+            outage.succeeded(began);
         }
         return result;
     }
 
     private RuntimeException refused(RuntimeException translated) {
-        if (translated instanceof StoreUnavailableException u && outage.refused(u) && lostConnections(u)) {
-            evictPooledConnections();
+        if (translated instanceof StoreUnavailableException u) {
+            outage.refused(u);
+            if (LostConnections.lost(u.fault())) {
+                evictPooledConnections();
+            }
         }
         return translated;
     }
 
-    private static boolean lostConnections(StoreUnavailableException e) {
-        return switch (e.fault()) {
-            case UNREACHABLE, SHUTTING_DOWN, TIMEOUT -> true;
-            default -> false;
-        };
-    }
-
     /**
-     * At the start of an outage that cost the pool its connections (the database went away, restarted, or
-     * stopped answering), retires every pooled connection: idle ones at once, busy ones when they come back.
+     * At each refusal that cost the pool its connections (the database went away, restarted, or stopped
+     * answering), retires every pooled connection: idle ones at once, busy ones when they come back.
      * Without it each stale connection would fail one more call after the database is back, and every
-     * such failure would start a new outage in the log; with it the pool opens fresh connections.
+     * such failure would start a new outage in the log; with it the pool opens fresh connections. HikariCP
+     * is told not to drop such connections itself ({@link LostConnections}), which it would do with a WARN
+     * and a stack trace for each.
      * Never on a full disk: an embedded H2 file whose write failed still holds its last commits in memory,
      * and closing its connections then would close the database without them (H2FaultTest saw an
      * acknowledged call lost that way); the open database writes them once there is room.

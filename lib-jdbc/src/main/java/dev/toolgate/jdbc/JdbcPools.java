@@ -82,6 +82,7 @@ final class JdbcPools {
         config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         config.setAutoCommit(true);
         NetworkTimeouts.configure(config, url, connectionTimeout);
+        config.setExceptionOverride(new LostConnections()); // the store retires them, without a WARN each
         if (url.startsWith("jdbc:h2:") && !url.toUpperCase(Locale.ROOT).contains("LOCK_TIMEOUT")) {
             // admissions of one principal queue on its budget row; H2's default wait is one second
             config.setConnectionInitSql("SET LOCK_TIMEOUT 10000");

@@ -86,10 +86,24 @@ final class StoreOutage {
         return false;
     }
 
-    /** Notes a success: ends an outage in progress with one INFO. */
-    void succeeded() {
+    /**
+     * What an operation notes when it begins, for {@link #succeeded(long)}: the number of outages begun so
+     * far (one volatile read).
+     */
+    long began() {
+        return outages.get();
+    }
+
+    /**
+     * Notes a success of an operation that began when {@link #began()} said {@code began}: ends an outage in
+     * progress with one INFO, if the operation began after the outage did. One that began before (a
+     * statement on a connection the database had not yet closed, while a fast shutdown closes them one by
+     * one) says nothing of the database now: counting it ended an outage 0 ms after its first refusal and
+     * began another one a second later, two WARNs for one stop.
+     */
+    void succeeded(long began) {
         Down current = down.get();
-        if (current != null && down.compareAndSet(current, null)) {
+        if (current != null && began == outages.get() && down.compareAndSet(current, null)) {
             long now = nanos.getAsLong();
             endedAt = now;
             Duration lasted = Duration.ofNanos(now - current.since);

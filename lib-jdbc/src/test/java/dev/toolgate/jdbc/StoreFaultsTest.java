@@ -97,4 +97,22 @@ class StoreFaultsTest {
         assertThat(StoreFaults.classify(jdbi(detailed), null)).hasMessageNotContaining("secret-value")
                 .hasMessageContaining("terminating connection");
     }
+
+    @ParameterizedTest(name = "SQLState {0} / code {1}: HikariCP drops the connection itself: {2}")
+    @CsvSource({
+            "08006, 0, false",       // connection lost: the store retires the pool's connections, without a WARN each
+            "08001, 0, false",
+            "57P01, 0, false",       // administrator shutdown
+            "57014, 0, false",       // statement timeout
+            "90098, 90098, false",   // H2: database closed
+            "53100, 0, true",        // disk full: never retired by the store (an H2 file keeps its commits open)
+            "90100, 90100, true",
+            "23505, 0, true",        // a unique violation: no fault of the database, HikariCP as usual
+            "42P01, 0, true"})
+    void hikariIsToldToKeepOnlyTheConnectionsTheStoreRetiresItself(String state, int code, boolean hikariDecides) {
+        com.zaxxer.hikari.SQLExceptionOverride.Override verdict = new LostConnections()
+                .adjudicate(new SQLException("failed", state, code));
+        assertThat(verdict).isEqualTo(hikariDecides ? com.zaxxer.hikari.SQLExceptionOverride.Override.CONTINUE_EVICT
+                : com.zaxxer.hikari.SQLExceptionOverride.Override.DO_NOT_EVICT);
+    }
 }

@@ -52,8 +52,8 @@ class StoreOutageTest {
         assertThat(outage.isDown()).isTrue();
 
         now.set(Duration.ofSeconds(3).toNanos());
-        outage.succeeded();
-        outage.succeeded();
+        outage.succeeded(outage.began());
+        outage.succeeded(outage.began());
         assertThat(outage.isDown()).isFalse();
 
         now.addAndGet(Duration.ofSeconds(1).toNanos());
@@ -65,5 +65,22 @@ class StoreOutageTest {
         now.addAndGet(Duration.ofSeconds(2).toNanos());
         assertThat(outage.refused(DOWN)).as("a later refusal begins a second outage").isTrue();
         assertThat(outage.outages()).isEqualTo(2);
+    }
+
+    @Test
+    void aSuccessOfAnOperationBegunBeforeTheOutageDoesNotEndIt() {
+        AtomicLong now = new AtomicLong();
+        StoreOutage outage = new StoreOutage("test store", Duration.ofSeconds(2), now::get);
+        long before = outage.began(); // a statement on a connection the database closes last
+        assertThat(outage.refused(DOWN)).isTrue();
+        now.addAndGet(Duration.ofMillis(5).toNanos());
+        outage.succeeded(before);
+        assertThat(outage.isDown()).as("still down: that statement began before the first refusal").isTrue();
+        now.addAndGet(Duration.ofSeconds(2).toNanos());
+        assertThat(outage.refused(DOWN)).as("the same outage, no second WARN").isFalse();
+        assertThat(outage.outages()).isEqualTo(1);
+        long after = outage.began();
+        outage.succeeded(after);
+        assertThat(outage.isDown()).as("an operation begun during the outage ends it").isFalse();
     }
 }
