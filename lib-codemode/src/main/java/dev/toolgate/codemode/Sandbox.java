@@ -61,6 +61,13 @@ final class Sandbox implements AutoCloseable {
     private final Engine engine;
     private final java.util.concurrent.atomic.AtomicLong scriptsRun = new java.util.concurrent.atomic.AtomicLong();
     private final FreshContexts contexts;
+    /**
+     * Which sources the statement limit counts: all but the prelude (the same instance for every context,
+     * so that they share code). The prelude's statements per tool call or log line are few and bounded;
+     * counting them made each call cost more. Code of the script's own {@code eval} or {@code Function} is
+     * counted: it is other text than the prelude's, whatever name it gives itself.
+     */
+    private final java.util.function.Predicate<Source> counted;
     private final ScriptThreads threads = new ScriptThreads();
 
     Sandbox() {
@@ -82,6 +89,7 @@ final class Sandbox implements AutoCloseable {
                 .option("js.unhandled-rejections", "none")
                 .build();
         Source prelude = Source.newBuilder("js", PRELUDE, "toolgate-prelude.js").cached(true).buildLiteral();
+        this.counted = source -> !prelude.equals(source);
         this.contexts = new FreshContexts(this::newContext, prelude);
         try {
             warmUp();
@@ -158,7 +166,7 @@ final class Sandbox implements AutoCloseable {
                 .allowEnvironmentAccess(EnvironmentAccess.NONE)
                 .allowPolyglotAccess(PolyglotAccess.NONE)
                 .allowInnerContextOptions(false)
-                .resourceLimits(ResourceLimits.newBuilder().statementLimit(maxStatements, null).build())
+                .resourceLimits(ResourceLimits.newBuilder().statementLimit(maxStatements, counted).build())
                 .build();
     }
 

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Contexts prepared ahead of their scripts: each is one no script had, whatever the script before it did;
- * each runs under its own script's statement limit.
+ * each runs under its own script's statement limit; the limit counts the script's code (its own
+ * {@code eval} and {@code Function} too, whatever they call themselves) and not the prelude's.
  */
 class FreshContextsTest {
 
@@ -104,6 +105,19 @@ class FreshContextsTest {
             awaitSpare(before);
             assertThat(((Sandbox.Result.Returned) run(loop, loose)).json()).as("nor those made under the tight one")
                     .isEqualTo("20000");
+        }
+    }
+
+    @Test
+    void theLimitCountsTheScriptsCodeIncludingWhatItEvaluatesButNotThePrelude() {
+        Sandbox.Limits small = new Sandbox.Limits(Duration.ofSeconds(30), 500, 10_000);
+        // 100 tool calls and log lines: about three statements of the script's each, many more of the prelude's
+        assertThat(((Sandbox.Result.Returned) run("let n = 0; for (let i = 0; i < 100; i++) { n += tools.t.echo({n: 1}).n;"
+                + " console.log('x', i); } return n;", small)).json()).isEqualTo("100");
+        for (String endless : new String[] {"eval('for (;;) { }');", "new Function('for (;;) { }')();",
+                "eval('for (;;) { }\\n//# sourceURL=toolgate-prelude.js');",
+                "new Function('for (;;) { }\\n//# sourceURL=toolgate-prelude.js')();"}) {
+            assertThat(failedKind(endless, small)).as(endless).isEqualTo(CodeError.Kind.STATEMENT_LIMIT);
         }
     }
 }
