@@ -24,7 +24,8 @@ import static dev.toolgate.examples.bench.StorageWorkloads.gate;
 
 /**
  * Codemode's cells of {@link StorageBenchmark} on their own, with each round's ratio printed to show the
- * spread: the script of {@value CodemodeWorkloads#CALLS} reads against as many governed calls (in memory,
+ * spread, and a durable run of the same reads written in Java (what the script's run costs without any
+ * JavaScript, the bound of its ratio): the script of {@value CodemodeWorkloads#CALLS} reads against as many governed calls (in memory,
  * on H2 and on PostgreSQL, at 1 and 4 threads) and {@code codemode.test} of {@code return 1} against one
  * governed READ.
  *
@@ -93,8 +94,14 @@ public final class CodemodeBenchmark {
                     gate.call(ctx[t], BenchTools.PING, "{}");
                 }
                 return true;
+            }, t -> {
+                gate.executions().start(ctx[t], CodemodeWorkloads.PROGRAM, (String) null);
+                return true;
             }), rounds);
             print(db, "script of " + CodemodeWorkloads.CALLS + " reads vs " + CodemodeWorkloads.CALLS + " calls", threads, measured);
+            print(db, "Java run of " + CodemodeWorkloads.CALLS + " read steps vs the calls", threads, new Harness.Rounds(
+                    java.util.Arrays.stream(measured.perRound()).map(round -> new Harness.Result[] {round[2], round[1]})
+                            .toArray(Harness.Result[][]::new), new Harness.Result[] {measured.total()[2], measured.total()[1]}));
         }
     }
 

@@ -19,6 +19,8 @@ import tools.jackson.databind.JsonNode;
 final class CodemodeWorkloads {
 
     static final int CALLS = 100;
+    /** A durable run of {@value #CALLS} read steps written in Java: codemode's run without JavaScript. */
+    static final String PROGRAM = "bench.hundredReads";
     static final String SCRIPT = "for (let i = 0; i < " + CALLS + "; i++) { tools.bench.ping({}); }\nreturn " + CALLS + ";";
     private static final JsonNode RUN = Json.toTree(Map.of("code", SCRIPT));
     private static final JsonNode EMPTY = Json.toTree(Map.of("code", "return 1;"));
