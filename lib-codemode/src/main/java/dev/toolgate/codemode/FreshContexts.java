@@ -2,7 +2,9 @@ package dev.toolgate.codemode;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -19,15 +21,17 @@ import org.slf4j.LoggerFactory;
  * a context's cost) and the first step of the prelude run, which depends on no script. A script then
  * finds its context ready, and its caller does not wait for that work. A context is never handed out
  * twice and never holds anything of a script or caller before it is handed out: only the prelude's own
- * work, the same in every context. A spare is prepared under the statement limit of the last script
- * that asked (the limit is fixed when a context is built); a script under another limit gets a context
- * built for it on the spot, and the spares are remade under its limit.
+ * work, the same in every context. The statement limit is fixed when a context is built, so spares are
+ * kept per limit, for the last {@value #LIMITS} limits asked for: a script under a limit with no spare
+ * ready gets a context built for it on the spot, and spares under its limit are prepared next.
  */
 final class FreshContexts implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FreshContexts.class);
-    /** How many prepared contexts are kept. */
+    /** How many prepared contexts are kept per statement limit. */
     static final int SPARES = 2;
+    /** For how many statement limits spares are kept (the least recently asked for is dropped). */
+    static final int LIMITS = 4;
 
     /**
      * A context for one script and, when prepared ahead, the prelude's {@code bind} function in it
@@ -36,12 +40,17 @@ final class FreshContexts implements AutoCloseable {
     record Fresh(Context context, Value bind) {
     }
 
+    /** The spares under one statement limit. */
+    private static final class Spares {
+        final ArrayDeque<Fresh> fresh = new ArrayDeque<>();
+        int making;
+    }
+
     private final LongFunction<Context> builder;
     private final Source prelude;
     private final ExecutorService maker;
-    private final ArrayDeque<Fresh> ready = new ArrayDeque<>();
-    private long limit = -1;
-    private int making;
+    /** Per statement limit, least recently asked for first: the spares ready and how many are being made. */
+    private final Map<Long, Spares> ready = new LinkedHashMap<>();
     private boolean closed;
     private long prepared;
 
@@ -65,25 +74,26 @@ final class FreshContexts implements AutoCloseable {
      */
     Fresh take(long maxStatements) {
         Fresh taken;
-        List<Fresh> stale = List.of();
+        List<Fresh> stale = new ArrayList<>();
         synchronized (ready) {
             if (closed) {
                 return new Fresh(builder.apply(maxStatements), null);
             }
-            if (limit != maxStatements) {
-                stale = new ArrayList<>(ready);
-                ready.clear();
-                limit = maxStatements;
-            }
-            taken = ready.poll();
-            while (ready.size() + making < SPARES) {
-                making++;
+            Spares spares = ready.remove(maxStatements); // and put back last: the most recently asked for
+            ready.put(maxStatements, spares = spares != null ? spares : new Spares());
+            taken = spares.fresh.poll();
+            while (spares.fresh.size() + spares.making < SPARES) {
+                spares.making++;
                 try {
-                    maker.execute(this::prepareOne);
+                    maker.execute(() -> prepareOne(maxStatements));
                 } catch (RejectedExecutionException e) {
-                    making--;
+                    spares.making--;
                     break;
                 }
+            }
+            for (var eldest = ready.entrySet().iterator(); ready.size() > LIMITS && eldest.hasNext(); ) {
+                stale.addAll(eldest.next().getValue().fresh);
+                eldest.remove(); // contexts still being made for it are closed when made
             }
         }
         for (Fresh old : stale) {
@@ -104,14 +114,12 @@ final class FreshContexts implements AutoCloseable {
         return context.eval(prelude).execute();
     }
 
-    private void prepareOne() {
-        long statements;
+    private void prepareOne(long statements) {
         synchronized (ready) {
-            if (closed) {
-                making--;
+            Spares spares = closed ? null : ready.get(statements);
+            if (spares == null) { // closed, or the limit was dropped before its turn
                 return;
             }
-            statements = limit;
         }
         Fresh fresh = null;
         try {
@@ -126,11 +134,14 @@ final class FreshContexts implements AutoCloseable {
             LOG.debug("Preparing a codemode context ahead failed; scripts build their own", e);
         }
         synchronized (ready) {
-            making--;
-            if (fresh != null && !closed && limit == statements && ready.size() < SPARES) {
-                ready.add(fresh);
-                prepared++;
-                return;
+            Spares spares = closed ? null : ready.get(statements);
+            if (spares != null) {
+                spares.making = Math.max(0, spares.making - 1);
+                if (fresh != null && spares.fresh.size() < SPARES) {
+                    spares.fresh.add(fresh);
+                    prepared++;
+                    return;
+                }
             }
         }
         if (fresh != null) {
@@ -141,10 +152,10 @@ final class FreshContexts implements AutoCloseable {
     /** Closes the spares and stops preparing more. */
     @Override
     public void close() {
-        List<Fresh> spares;
+        List<Fresh> spares = new ArrayList<>();
         synchronized (ready) {
             closed = true;
-            spares = new ArrayList<>(ready);
+            ready.values().forEach(each -> spares.addAll(each.fresh));
             ready.clear();
         }
         maker.shutdownNow();

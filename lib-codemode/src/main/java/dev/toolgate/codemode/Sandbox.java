@@ -57,6 +57,8 @@ final class Sandbox implements AutoCloseable {
 
     /** The warm-up script's limit: starting the language on a slow machine took seconds. */
     private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(60);
+    /** The warm-up's statement limit: the default one, so the contexts it has prepared ahead serve most scripts. */
+    private static final long WARM_UP_STATEMENTS = 10_000_000L;
 
     private final Engine engine;
     private final java.util.concurrent.atomic.AtomicLong scriptsRun = new java.util.concurrent.atomic.AtomicLong();
@@ -111,7 +113,7 @@ final class Sandbox implements AutoCloseable {
         Bindings none = new Bindings((tool, args) -> "{\"warm\":true}", new java.util.TreeSet<>(java.util.Set.of("warm.up")),
                 1L, 0L, line -> { });
         Result result = run("const r = tools.warm.up({}); console.log(JSON.stringify(r)); return [r.warm, 1 + 1];",
-                none, new Limits(WARM_UP_LIMIT, 1_000_000, 10_000));
+                none, new Limits(WARM_UP_LIMIT, WARM_UP_STATEMENTS, 10_000));
         if (!(result instanceof Result.Returned)) {
             LOG.warn("The codemode sandbox's warm-up script did not return: {}", result);
         }

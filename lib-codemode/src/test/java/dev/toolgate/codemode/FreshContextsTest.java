@@ -109,6 +109,22 @@ class FreshContextsTest {
     }
 
     @Test
+    void scriptsUnderTwoLimitsInTurnEachFindSparesUnderTheirOwn() throws Exception {
+        Sandbox.Limits tight = new Sandbox.Limits(Duration.ofSeconds(5), 1_000, 10_000);
+        Sandbox.Limits loose = new Sandbox.Limits(Duration.ofSeconds(5), 1_000_000, 10_000);
+        String loop = "let n = 0; for (let i = 0; i < 20000; i++) { n++; } return n;";
+        run("return 1;", tight);
+        run("return 1;", loose);
+        for (int i = 0; i < 6; i++) {
+            Thread.sleep(200); // time for the spares of both limits to be made
+            long before = sandbox.contextsPreparedAhead();
+            assertThat(failedKind(loop, tight)).isEqualTo(CodeError.Kind.STATEMENT_LIMIT);
+            assertThat(((Sandbox.Result.Returned) run(loop, loose)).json()).isEqualTo("20000");
+            awaitSpare(before);
+        }
+    }
+
+    @Test
     void theLimitCountsTheScriptsCodeIncludingWhatItEvaluatesButNotThePrelude() {
         Sandbox.Limits small = new Sandbox.Limits(Duration.ofSeconds(30), 500, 10_000);
         // 100 tool calls and log lines: about three statements of the script's each, many more of the prelude's
