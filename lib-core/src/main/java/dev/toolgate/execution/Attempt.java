@@ -72,7 +72,9 @@ final class Attempt {
                 log.put(step.stepSeq(), step);
             }
         }
-        Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), Json.parse(run.inputJson()), log,
+        // most runs start without input: its empty object needs no parser
+        JsonNode input = "{}".equals(run.inputJson()) ? wiring.mapper().createObjectNode() : Json.parse(run.inputJson());
+        Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), input, log,
                 approvedCallId, approver, run.createdAt(), caller);
         Object returned = null;
         Throwable thrown = null;
