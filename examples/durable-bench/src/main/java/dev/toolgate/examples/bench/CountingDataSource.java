@@ -90,26 +90,48 @@ final class CountingDataSource {
             } else if (trace && (name.equals("commit") || name.equals("setAutoCommit"))) {
                 System.out.println("  " + name + (args == null ? "" : " " + args[0]));
             }
+            String sql = args != null && args.length > 0 && args[0] instanceof String q ? q : null;
             if (result instanceof CallableStatement s) {
-                return statement(CallableStatement.class, s, ran, write);
+                return statement(CallableStatement.class, s, ran, write, sql);
             }
             if (result instanceof PreparedStatement s) {
-                return statement(PreparedStatement.class, s, ran, write);
+                return statement(PreparedStatement.class, s, ran, write, sql);
             }
             if (result instanceof Statement s) {
-                return statement(Statement.class, s, ran, false);
+                return statement(Statement.class, s, ran, false, null);
             }
             return result;
         });
     }
 
+    /** While true, each statement's round trips are timed by its SQL ({@link #timings}). */
+    static volatile boolean timing;
+    private static final java.util.Map<String, long[]> TIMINGS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Per statement (its SQL's first 90 characters): executions and nanoseconds, since the last call. */
+    static java.util.Map<String, long[]> timings() {
+        java.util.Map<String, long[]> copy = new java.util.TreeMap<>(TIMINGS);
+        TIMINGS.clear();
+        return copy;
+    }
+
     /** {@code prepared}: whether the statement's SQL, given when it was prepared, may write. */
     private static <S extends Statement> S statement(Class<S> type, S target, java.util.function.Consumer<Boolean> ran,
-                                                     boolean prepared) {
+                                                     boolean prepared, String sql) {
         return proxy(type, target, (proxy, method, args) -> {
+            long start = timing ? System.nanoTime() : 0;
             Object result = call(target, method, args);
+            if (start != 0 && method.getName().startsWith("execute")) {
+                String text = sql != null ? sql : args != null && args.length > 0 && args[0] instanceof String q ? q : "?";
+                text = text.strip().replaceAll("\\s+", " ");
+                long[] t = TIMINGS.computeIfAbsent(text.substring(0, Math.min(90, text.length())), k -> new long[2]);
+                synchronized (t) {
+                    t[0]++;
+                    t[1] += System.nanoTime() - start;
+                }
+            }
             if (method.getName().startsWith("execute")) {
-                boolean write = prepared || (args != null && args.length > 0 && args[0] instanceof String sql && writes(sql));
+                boolean write = prepared || (args != null && args.length > 0 && args[0] instanceof String given && writes(given));
                 // an update that matched no row wrote nothing (its commit has nothing to flush)
                 ran.accept(write && !(result instanceof Number n && n.longValue() == 0));
             }

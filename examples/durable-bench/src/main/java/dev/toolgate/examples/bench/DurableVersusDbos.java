@@ -116,11 +116,50 @@ public final class DurableVersusDbos {
                                 + " floor %d (%d, by construction)%n", countRuns, toolgatePerRun[1], toolgatePerRun[0],
                         dbosPerRun[1], dbosPerRun[0], FLOOR_COMMITS, FLOOR_COMMITS);
 
+                long profile = Long.getLong("bench.profile-seconds", 0);
+                if (profile > 0) {
+                    profile(gate, ctx[0], Duration.ofSeconds(profile), false); // for JFR: the gate as measured
+                    profile(countingGate, ctx[0], Duration.ofSeconds(Math.min(profile, 10)), true);
+                    return;
+                }
                 for (int threads : threadCounts) {
                     measure(harness, threads, ops, rounds);
                 }
             }
         }
+    }
+
+    /**
+     * {@code -Dbench.profile-seconds=N}: only Toolgate's runs, on one thread, for a profiler (JFR), with each
+     * statement's round trip timed on the client; prints them and the calling thread's CPU per run.
+     */
+    private static void profile(Toolgate gate, CallContext ctx, Duration length, boolean statements) {
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        CountingDataSource.timings();
+        CountingDataSource.timing = statements;
+        long cpu = bean.getCurrentThreadCpuTime();
+        long start = System.nanoTime();
+        long runs = 0;
+        while (System.nanoTime() - start < length.toNanos()) {
+            run(gate, ctx);
+            runs++;
+        }
+        long wall = System.nanoTime() - start;
+        cpu = bean.getCurrentThreadCpuTime() - cpu;
+        CountingDataSource.timing = false;
+        System.out.printf(Locale.ROOT, "profile: %d runs in %.1f s, %.0f us a run, %.0f us of CPU a run on this thread%n",
+                runs, wall / 1e9, wall / 1e3 / runs, cpu / 1e3 / runs);
+        if (!statements) {
+            return;
+        }
+        long inStatements = 0;
+        for (var e : CountingDataSource.timings().entrySet()) {
+            long[] t = e.getValue();
+            inStatements += t[1];
+            System.out.printf(Locale.ROOT, "  %6.2f a run, %6.0f us each: %s%n", t[0] / (double) runs, t[1] / 1e3 / t[0], e.getKey());
+        }
+        System.out.printf(Locale.ROOT, "  in statements: %.0f us a run; outside them: %.0f us a run%n", inStatements / 1e3 / runs,
+                (wall - inStatements) / 1e3 / runs);
     }
 
     /** One Toolgate run, which must complete. */
