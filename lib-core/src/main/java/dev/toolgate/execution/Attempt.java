@@ -168,7 +168,8 @@ final class Attempt {
     }
 
     private ExecutionOutcome finish(ExecutionStatus status, JsonNode result, String error, List<String> lines) {
-        if (!wiring.runs().finish(run.id(), run.attempt(), status, result == null ? null : Json.write(result), error, lines)) {
+        String json = result == null ? null : result.isNull() ? "null" : Json.write(result); // a void program's: no writer
+        if (!wiring.runs().finish(run.id(), run.attempt(), status, json, error, lines)) {
             return notPaused();
         }
         return switch (status) {
