@@ -137,6 +137,8 @@ public final class DurableVersusDbos {
         java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
         CountingDataSource.timings();
         CountingDataSource.timing = statements;
+        com.sun.management.ThreadMXBean allocation = (com.sun.management.ThreadMXBean) bean;
+        long bytes = allocation.getCurrentThreadAllocatedBytes();
         long cpu = bean.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         long runs = 0;
@@ -146,9 +148,10 @@ public final class DurableVersusDbos {
         }
         long wall = System.nanoTime() - start;
         cpu = bean.getCurrentThreadCpuTime() - cpu;
+        bytes = allocation.getCurrentThreadAllocatedBytes() - bytes;
         CountingDataSource.timing = false;
-        System.out.printf(Locale.ROOT, "profile: %d runs in %.1f s, %.0f us a run, %.0f us of CPU a run on this thread%n",
-                runs, wall / 1e9, wall / 1e3 / runs, cpu / 1e3 / runs);
+        System.out.printf(Locale.ROOT, "profile: %d runs in %.1f s, %.0f us a run, %.0f us of CPU and %,d bytes allocated"
+                + " a run on this thread%n", runs, wall / 1e9, wall / 1e3 / runs, cpu / 1e3 / runs, bytes / runs);
         if (!statements) {
             return;
         }
@@ -193,9 +196,9 @@ public final class DurableVersusDbos {
         Harness.Result[] total = measured.total();
         for (int side = 0; side < SIDES.length; side++) {
             Harness.Result r = total[side];
-            System.out.printf(Locale.ROOT, "  %-8s %,8.0f runs/s, p50 %7.0f us, p99 %7.0f us; CPU per run: %5.0f us on the"
-                            + " calling thread(s), %5.0f us in PostgreSQL%n", SIDES[side], r.opsPerSecond(), r.p50Micros(),
-                    r.p99Micros(), r.cpuMicrosPerOp(), r.databaseCpuMicrosPerOp());
+            System.out.printf(Locale.ROOT, "  %-8s %,8.0f runs/s, p50 %7.0f us, p99 %7.0f us; per run: %5.0f us of CPU on the"
+                            + " calling thread(s), %,7.0f bytes allocated there, %5.0f us of CPU in PostgreSQL%n", SIDES[side],
+                    r.opsPerSecond(), r.p50Micros(), r.p99Micros(), r.cpuMicrosPerOp(), r.bytesPerOp(), r.databaseCpuMicrosPerOp());
         }
     }
 
