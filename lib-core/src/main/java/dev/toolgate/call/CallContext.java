@@ -95,6 +95,9 @@ public record CallContext(Principal principal, String tenantId, String sessionId
 
     /** This context in a model turn, for the duplicate-call guard; null for none. */
     public CallContext withTurn(Turn v) {
+        if (v == turn) {
+            return this; // the engine drops the turn of every step's context: nothing to copy or check again
+        }
         return new CallContext(principal, tenantId, sessionId, automationId, transport, permissionMode, sessionKind, v, channel);
     }
 
@@ -107,8 +110,18 @@ public record CallContext(Principal principal, String tenantId, String sessionId
     }
 
     private static void checkId(String name, String value) {
-        if (value != null && (value.isBlank() || value.length() > MAX_ID || value.chars().anyMatch(Character::isISOControl))) {
+        if (value != null && (value.isBlank() || value.length() > MAX_ID || hasControl(value))) {
             throw new IllegalArgumentException(name + " must be 1-" + MAX_ID + " characters without control characters");
         }
+    }
+
+    /** Whether {@code value} holds a control character (a loop: a stream per id was measurable per call). */
+    private static boolean hasControl(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

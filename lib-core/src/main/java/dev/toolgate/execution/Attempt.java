@@ -72,7 +72,9 @@ final class Attempt {
                 log.put(step.stepSeq(), step);
             }
         }
-        Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), Json.parse(run.inputJson()), log,
+        // most runs start without input: its empty object needs no parser
+        JsonNode input = "{}".equals(run.inputJson()) ? wiring.mapper().createObjectNode() : Json.parse(run.inputJson());
+        Handle handle = new Handle(wiring, run.id(), principal, stepContext(run, principal), input, log,
                 approvedCallId, approver, run.createdAt(), caller);
         Object returned = null;
         Throwable thrown = null;
@@ -166,7 +168,8 @@ final class Attempt {
     }
 
     private ExecutionOutcome finish(ExecutionStatus status, JsonNode result, String error, List<String> lines) {
-        if (!wiring.runs().finish(run.id(), run.attempt(), status, result == null ? null : Json.write(result), error, lines)) {
+        String json = result == null ? null : result.isNull() ? "null" : Json.write(result); // a void program's: no writer
+        if (!wiring.runs().finish(run.id(), run.attempt(), status, json, error, lines)) {
             return notPaused();
         }
         return switch (status) {

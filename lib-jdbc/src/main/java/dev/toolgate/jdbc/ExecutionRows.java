@@ -84,6 +84,9 @@ final class ExecutionRows {
 
     /** Strings as a JSON array. */
     static String strings(Collection<String> values) {
+        if (values.isEmpty()) {
+            return "[]"; // a run's log lines, mostly: no writer needed
+        }
         ArrayNode array = Json.mapper().createArrayNode();
         values.forEach(array::add);
         return Json.write(array);

@@ -51,14 +51,36 @@ final class FirstSteps {
             return plain.queryFirst(connection, binder, reader);
         }
         try {
-            return combined.queryFirst(connection, p -> {
-                binder.bind(p);
-                runs.bindInsert(p.prefixed("run_"), run);
-            }, reader);
+            return combined.queryFirst(connection, withRun(binder, run), reader);
         } catch (RuntimeException e) {
             runs.restore(run);
             throw e;
         }
+    }
+
+    /**
+     * {@link #inOneStatement(java.sql.Connection, CallRecord, PlainSql, PlainSql, PlainSql.Binder, PlainSql.Reader)}
+     * for a statement that returns nothing (a step whose times are bound); the rows it inserted.
+     */
+    int inOneStatement(java.sql.Connection connection, CallRecord step, PlainSql combined, PlainSql plain,
+                       PlainSql.Binder binder) {
+        ExecutionRecord run = runs.takeUnwritten(step.executionId());
+        if (run == null) {
+            return plain.update(connection, binder);
+        }
+        try {
+            return combined.update(connection, withRun(binder, run));
+        } catch (RuntimeException e) {
+            runs.restore(run);
+            throw e;
+        }
+    }
+
+    private PlainSql.Binder withRun(PlainSql.Binder binder, ExecutionRecord run) {
+        return p -> {
+            binder.bind(p);
+            runs.bindInsert(p.prefixed("run_"), run);
+        };
     }
 
     /**

@@ -92,10 +92,9 @@ final class JdbcCallStore implements CallStore {
     private final Admissions admissions;
     private final String pending;
     private final String selectWithNow;
-    private final PlainSql record;
     /**
-     * {@link #record} with its times bound (the estimated database time, as microseconds since the
-     * epoch: see {@link Db#fromEpochMicros}) and nothing returned.
+     * The insert of every column of a finished call, its times bound (the estimated database time, as
+     * microseconds since the epoch: see {@link Db#fromEpochMicros}) and nothing returned.
      */
     private final PlainSql recordTimed;
     /**
@@ -139,8 +138,6 @@ final class JdbcCallStore implements CallStore {
         this.pending = "status = 'proposed' AND expires_at > " + now;
         this.selectWithNow = "SELECT " + now + " AS now_, " + CallRows.COLUMNS + " FROM " + TABLE + " WHERE id = :id";
         String createdAt = "COALESCE(CAST(:created_at AS TIMESTAMP WITH TIME ZONE), " + now + ")";
-        this.record = PlainSql.of(dialect.returning("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
-                + CallRows.values(createdAt, ":expires_at", now) + ")", "created_at, completed_at"));
         this.recordTimed = PlainSql.of("INSERT INTO " + TABLE + " (" + CallRows.COLUMNS + ") VALUES ("
                 + CallRows.values(Db.fromEpochMicros("created_us"), ":expires_at", Db.fromEpochMicros("completed_us")) + ")");
         // a late outcome replaces interrupted; an operator's resolution (applied or failed) is final
@@ -164,7 +161,7 @@ final class JdbcCallStore implements CallStore {
                 + " WHERE id = :id AND status = 'applied' AND reverted_by IS NULL";
         this.purges = new Purges(db);
         this.steps = new FirstSteps(db, runs);
-        this.recordWithRun = steps.withRun(record);
+        this.recordWithRun = steps.withRun(recordTimed);
         this.proposals = new JdbcProposals(db, steps, createdAt);
         this.claims = new JdbcClaims(db, admissions, pending, selectWithNow);
         this.queries = new JdbcCallQueries(db);
@@ -192,17 +189,19 @@ final class JdbcCallStore implements CallStore {
             }
         }
         try {
-            if (steps.unwritten(call.executionId())) { // the run's first row goes with it: the database stamps both
-                PlainSql.Binder binder = p -> CallRows.bind(p, call).timestamp("now", db.clockInstant());
-                PlainSql.Reader<CallRecord> stored = rs -> call.toBuilder().createdAt(Db.instant(rs, 1))
-                        .completedAt(Db.instant(rs, 2)).build();
-                if (recordWithRun != null) {
-                    return db.withConnection(c -> steps.inOneStatement(c, call, recordWithRun, record, binder, stored))
-                            .orElseThrow();
-                }
-                return steps.withRun(call, h -> record.queryFirst(h.getConnection(), binder, stored).orElseThrow());
-            }
             CallRecord timed = timed(call);
+            if (steps.unwritten(call.executionId())) { // the run's first row goes with it
+                // the step's times bound as every step's are (the estimated database time): nothing to read back
+                PlainSql.Binder binder = p -> CallRows.bind(p, timed).timestamp("now", db.clockInstant())
+                        .number("created_us", Db.epochMicros(timed.createdAt()))
+                        .number("completed_us", Db.epochMicros(timed.completedAt()));
+                if (recordWithRun != null) {
+                    db.withConnection(c -> steps.inOneStatement(c, call, recordWithRun, recordTimed, binder));
+                } else {
+                    steps.withRun(call, h -> recordTimed.update(h.getConnection(), binder));
+                }
+                return timed;
+            }
             Object[] values = CallRows.values(timed);
             PlainSql shape = recordShapes.get(CallRows.shapeOf(values));
             if (shape != null) {
