@@ -270,12 +270,9 @@ final class Sandbox implements AutoCloseable {
             Value run;
             try {
                 Value setup = bind != null ? bind : contexts.prepare(context);
-                // plain host values, converted in this script's context by the call: Value.asValue would use
-                // whatever context is entered on this thread, and a pooled script thread may still be in one
-                // an earlier script's stop cancelled ("Context execution was cancelled", seen under load)
                 run = setup.execute((ProxyExecutable) this::callTool, (ProxyExecutable) this::log,
-                        names(bindings.toolNames()), (double) seed32(bindings.randomSeed()),
-                        (double) bindings.nowEpochMillis());
+                        Value.asValue(names(bindings.toolNames())), Value.asValue((double) seed32(bindings.randomSeed())),
+                        Value.asValue((double) bindings.nowEpochMillis()));
             } catch (PolyglotException e) {
                 return failure(e, limits);
             }
