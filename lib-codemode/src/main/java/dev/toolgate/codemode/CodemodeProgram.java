@@ -71,7 +71,7 @@ final class CodemodeProgram implements Program {
             throw new Sandbox.ToolFailure("TypeError", "there is no tool " + tool + " for this caller", null);
         }
         try {
-            return TreeText.write(run.call(tool, TreeText.parse(argsJson)));
+            return Json.write(run.call(tool, Json.parse(argsJson)));
         } catch (PolicyDeniedException e) {
             throw Failures.denied(tool, e);
         } catch (ToolValidationException e) {

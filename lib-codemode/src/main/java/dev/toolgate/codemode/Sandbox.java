@@ -25,8 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one script in a fresh GraalJS context of a shared engine (one no other script had, see
- * {@link FreshContexts}), closed when it ends, failing
+ * Runs one script in a fresh GraalJS context of a shared engine, closed when it ends, failing
  * closed: no host classes, I/O, threads, processes, environment or other languages; only the
  * {@code tools} the bindings name, a capped {@code console}, a seeded {@code Math.random} and a fixed
  * clock. Whatever the script does ends as a {@link Result}; the only throwable {@link #run} lets out
@@ -57,19 +56,10 @@ final class Sandbox implements AutoCloseable {
 
     /** The warm-up script's limit: starting the language on a slow machine took seconds. */
     private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(60);
-    /** The warm-up's statement limit: the default one, so the contexts it has prepared ahead serve most scripts. */
-    private static final long WARM_UP_STATEMENTS = 10_000_000L;
 
     private final Engine engine;
     private final java.util.concurrent.atomic.AtomicLong scriptsRun = new java.util.concurrent.atomic.AtomicLong();
-    private final FreshContexts contexts;
-    /**
-     * Which sources the statement limit counts: all but the prelude (the same instance for every context,
-     * so that they share code). The prelude's statements per tool call or log line are few and bounded;
-     * counting them made each call cost more. Code of the script's own {@code eval} or {@code Function} is
-     * counted: it is other text than the prelude's, whatever name it gives itself.
-     */
-    private final java.util.function.Predicate<Source> counted;
+    private final Source prelude;
     private final ScriptThreads threads = new ScriptThreads();
 
     Sandbox() {
@@ -90,13 +80,10 @@ final class Sandbox implements AutoCloseable {
                 .option("js.performance", "false")
                 .option("js.unhandled-rejections", "none")
                 .build();
-        Source prelude = Source.newBuilder("js", PRELUDE, "toolgate-prelude.js").cached(true).buildLiteral();
-        this.counted = source -> !prelude.equals(source);
-        this.contexts = new FreshContexts(this::newContext, prelude);
+        this.prelude = Source.newBuilder("js", PRELUDE, "toolgate-prelude.js").cached(true).buildLiteral();
         try {
             warmUp();
         } catch (RuntimeException e) {
-            contexts.close();
             engine.close(true);
             throw e;
         }
@@ -113,7 +100,7 @@ final class Sandbox implements AutoCloseable {
         Bindings none = new Bindings((tool, args) -> "{\"warm\":true}", new java.util.TreeSet<>(java.util.Set.of("warm.up")),
                 1L, 0L, line -> { });
         Result result = run("const r = tools.warm.up({}); console.log(JSON.stringify(r)); return [r.warm, 1 + 1];",
-                none, new Limits(WARM_UP_LIMIT, WARM_UP_STATEMENTS, 10_000));
+                none, new Limits(WARM_UP_LIMIT, 1_000_000, 10_000));
         if (!(result instanceof Result.Returned)) {
             LOG.warn("The codemode sandbox's warm-up script did not return: {}", result);
         }
@@ -138,7 +125,7 @@ final class Sandbox implements AutoCloseable {
             return failed(CodeError.Kind.TIMEOUT, "the sandbox takes no scripts now: " + threads.stuck()
                     + " earlier scripts could not be stopped and still run", 0, 0);
         }
-        Attempt attempt = new Attempt(bindings, contexts.take(limits.maxStatements()), code, limits);
+        Attempt attempt = new Attempt(bindings, newContext(limits.maxStatements()), code, limits);
         scriptsRun.incrementAndGet();
         ScriptThreads.Outcome<Result> outcome = threads.run(attempt, limits.timeout());
         if (attempt.stop instanceof RuntimeException signal) {
@@ -168,13 +155,8 @@ final class Sandbox implements AutoCloseable {
                 .allowEnvironmentAccess(EnvironmentAccess.NONE)
                 .allowPolyglotAccess(PolyglotAccess.NONE)
                 .allowInnerContextOptions(false)
-                .resourceLimits(ResourceLimits.newBuilder().statementLimit(maxStatements, counted).build())
+                .resourceLimits(ResourceLimits.newBuilder().statementLimit(maxStatements, null).build())
                 .build();
-    }
-
-    /** Contexts prepared ahead of their scripts so far. */
-    long contextsPreparedAhead() {
-        return contexts.prepared();
     }
 
     /** Scripts this sandbox has started, its own warm-up included. */
@@ -186,7 +168,6 @@ final class Sandbox implements AutoCloseable {
     @Override
     public void close() {
         threads.close();
-        contexts.close();
         Thread closer = new Thread(() -> engine.close(true), "toolgate-codemode-engine-close");
         closer.setDaemon(true);
         closer.start();
@@ -205,8 +186,6 @@ final class Sandbox implements AutoCloseable {
     private final class Attempt implements ScriptThreads.Script<Result> {
         private final Bindings bindings;
         private final Context context;
-        /** The prelude's {@code bind} in the context when it was prepared ahead, else null. */
-        private final Value bind;
         private final String code;
         private final Limits limits;
         private final AtomicBoolean timedOut = new AtomicBoolean();
@@ -216,10 +195,9 @@ final class Sandbox implements AutoCloseable {
         private volatile boolean finished;
         private volatile boolean abandoned;
 
-        Attempt(Bindings bindings, FreshContexts.Fresh fresh, String code, Limits limits) {
+        Attempt(Bindings bindings, Context context, String code, Limits limits) {
             this.bindings = bindings;
-            this.context = fresh.context();
-            this.bind = fresh.bind();
+            this.context = context;
             this.code = code;
             this.limits = limits;
         }
@@ -229,13 +207,9 @@ final class Sandbox implements AutoCloseable {
             try {
                 return execute(code, limits);
             } finally {
-                finished = true; // no tool call or log line goes through from here on
+                finished = true;
+                closeQuietly(context);
             }
-        }
-
-        @Override
-        public void after() {
-            closeQuietly(context); // once the caller has the result: nothing runs in the context any more
         }
 
         @Override
@@ -269,7 +243,7 @@ final class Sandbox implements AutoCloseable {
         private Result execute(String code, Limits limits) {
             Value run;
             try {
-                Value setup = bind != null ? bind : contexts.prepare(context);
+                Value setup = context.eval(prelude);
                 run = setup.execute((ProxyExecutable) this::callTool, (ProxyExecutable) this::log,
                         Value.asValue(names(bindings.toolNames())), Value.asValue((double) seed32(bindings.randomSeed())),
                         Value.asValue((double) bindings.nowEpochMillis()));

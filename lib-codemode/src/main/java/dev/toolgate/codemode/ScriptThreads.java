@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -60,13 +59,6 @@ final class ScriptThreads implements AutoCloseable {
         default CompletableFuture<?> stopped() {
             return new CompletableFuture<>();
         }
-
-        /**
-         * Called on the script's thread once its caller has the value (or the failure) of {@link #call()}:
-         * housekeeping the caller need not wait for, such as closing the script's context.
-         */
-        default void after() {
-        }
     }
 
     /** What became of a script the threads ran. */
@@ -82,7 +74,7 @@ final class ScriptThreads implements AutoCloseable {
 
     private final ExecutorService scripts = Executors.newCachedThreadPool(daemons("toolgate-codemode-script-"));
     private final ExecutorService closers = Executors.newCachedThreadPool(daemons("toolgate-codemode-closer-"));
-    private final ScheduledExecutorService timer = timer();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(daemons("toolgate-codemode-timer-"));
     private final AtomicInteger stuck = new AtomicInteger();
 
     /** How many scripts could not be stopped and still run. */
@@ -108,11 +100,6 @@ final class ScriptThreads implements AutoCloseable {
             } catch (Throwable t) { // the script's own failure, or the stop of a thread that overstayed
                 done.completeExceptionally(t);
             } finally {
-                try {
-                    script.after();
-                } catch (RuntimeException e) {
-                    LOG.debug("A codemode script's housekeeping failed", e);
-                }
                 synchronized (thread) {
                     thread[0] = null;
                     if (counted[0]) {
@@ -208,13 +195,6 @@ final class ScriptThreads implements AutoCloseable {
         timer.shutdownNow();
         scripts.shutdownNow();
         closers.shutdown();
-    }
-
-    /** The deadlines' timer: a deadline cancelled when its script ends leaves its queue at once. */
-    private static ScheduledExecutorService timer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemons("toolgate-codemode-timer-"));
-        timer.setRemoveOnCancelPolicy(true);
-        return timer;
     }
 
     private static ThreadFactory daemons(String prefix) {

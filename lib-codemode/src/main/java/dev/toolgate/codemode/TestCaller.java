@@ -65,7 +65,7 @@ final class TestCaller implements Sandbox.ToolCaller {
         if (!tools.contains(tool)) {
             throw new Sandbox.ToolFailure("TypeError", "there is no tool " + tool + " for this caller", null);
         }
-        JsonNode args = TreeText.parse(argsJson);
+        JsonNode args = Json.parse(argsJson);
         try {
             CallPreview preview = gate.preview(context, tool, args);
             if (preview.disposition() == Disposition.DENY) {
@@ -74,7 +74,7 @@ final class TestCaller implements Sandbox.ToolCaller {
                         Json.write(Json.object().put("reason", "policy")));
             }
             if (preview.disposition() == Disposition.RUN) {
-                return TreeText.write(read(step, tool, args, preview));
+                return Json.write(read(step, tool, args, preview));
             }
             String outcome = preview.wouldPause() ? "would_pause" : "would_apply";
             ObjectNode line = step(step, tool, preview, outcome);
@@ -87,7 +87,7 @@ final class TestCaller implements Sandbox.ToolCaller {
             answer.put("tool", tool);
             answer.put("summary", preview.summary());
             answer.set("payload", preview.payload());
-            return TreeText.write(answer);
+            return Json.write(answer);
         } catch (ToolValidationException e) {
             steps.addObject().put("seq", step).put("tool", tool).put("outcome", "invalid");
             throw Failures.invalid(tool, e);

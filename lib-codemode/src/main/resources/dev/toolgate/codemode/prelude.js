@@ -1,16 +1,8 @@
-// Toolgate codemode prelude: runs in each script's fresh context before the script, in two steps. The
-// outer function runs when the context is prepared (possibly ahead of the script, on another thread): it
-// removes what a sandbox must not offer and sets up the clock, the random numbers, the error classes and
-// `console`. It returns `bind`, which the host calls once with the script's callbacks, tools, seed and
-// clock: it keeps the host callbacks in closures the script cannot reach, fixes the clock and the random
-// numbers (so a replay makes the same calls), builds `tools`, and returns the function that runs the
-// script. Neither the outer function nor `bind` is reachable from the script.
-(function () {
+// Toolgate codemode prelude: runs in each script's fresh context before the script. It keeps the host
+// callbacks in closures the script cannot reach, removes what a sandbox must not offer, fixes the clock
+// and the random numbers (so a replay makes the same calls), and builds `tools` and `console`.
+(function (callTool, writeLog, namesJson, seed, now) {
   "use strict";
-  let callTool = null;
-  let writeLog = null;
-  let now = 0;
-  let bound = false;
   const global = globalThis;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
@@ -35,8 +27,8 @@
     try { delete global[name]; } catch (e) { /* not configurable: leave it */ }
   }
 
-  // Math.random: a fixed sequence per run (mulberry32 from a 32-bit seed, set by bind)
-  let state = 0;
+  // Math.random: a fixed sequence per run (mulberry32 from a 32-bit seed)
+  let state = seed >>> 0;
   defineProperty(Math, "random", {
     value: function random() {
       state = (state + 0x6D2B79F5) >>> 0;
@@ -48,7 +40,7 @@
     writable: true, configurable: true
   });
 
-  // Date.now() and new Date() are the run's start (set by bind); a Date of given fields works as usual
+  // Date.now() and new Date() are the run's start; a Date of given fields works as usual
   function FixedDate(...args) {
     if (new.target === undefined) {
       return new RealDate(now).toString();
@@ -132,6 +124,32 @@
     return freeze(call);
   }
 
+  const names = parse(namesJson);
+  const tools = create(null);
+  for (const name of names) {
+    const dot = name.indexOf(".");
+    if (dot < 0) {
+      if (tools[name] === undefined) {
+        tools[name] = toolFunction(name, name);
+      }
+      continue;
+    }
+    const plugin = name.slice(0, dot);
+    const local = name.slice(dot + 1);
+    if (tools[plugin] === undefined) {
+      tools[plugin] = create(null);
+    }
+    if (typeof tools[plugin] === "object") {
+      tools[plugin][local] = toolFunction(name, local);
+    }
+  }
+  for (const plugin of keys(tools)) {
+    if (typeof tools[plugin] === "object") {
+      freeze(tools[plugin]);
+    }
+  }
+  freeze(tools);
+
   const MAX_LINE = 10000;
   function format(value) {
     if (typeof value === "string") {
@@ -164,62 +182,24 @@
     log: logger(""), info: logger(""), debug: logger(""), warn: logger("warn: "), error: logger("error: ")
   });
 
-  // called once by the host with the script's callbacks, its tools (a JSON array of full names), the seed
-  // of Math.random and the clock; returns the function that runs the script
-  return function bind(callToolOfHost, writeLogOfHost, namesJson, seed, nowMillis) {
-    if (bound) {
-      throw new ErrorType("the prelude is bound once");
-    }
-    bound = true;
-    callTool = callToolOfHost;
-    writeLog = writeLogOfHost;
-    state = seed >>> 0;
-    now = nowMillis;
-    const names = parse(namesJson);
-    const tools = create(null);
-    for (const name of names) {
-      const dot = name.indexOf(".");
-      if (dot < 0) {
-        if (tools[name] === undefined) {
-          tools[name] = toolFunction(name, name);
-        }
-        continue;
+  // runs the script's function; its result leaves as JSON text, written before anything else can run
+  return function run(script) {
+    let result;
+    try {
+      result = script(tools, console);
+      if (result !== null && (typeof result === "object" || typeof result === "function")
+          && typeof result.then === "function") {
+        return { error: "the script returned a Promise: tool calls are synchronous, so do not use async code or await" };
       }
-      const plugin = name.slice(0, dot);
-      const local = name.slice(dot + 1);
-      if (tools[plugin] === undefined) {
-        tools[plugin] = create(null);
-      }
-      if (typeof tools[plugin] === "object") {
-        tools[plugin][local] = toolFunction(name, local);
-      }
-    }
-    for (const plugin of keys(tools)) {
-      if (typeof tools[plugin] === "object") {
-        freeze(tools[plugin]);
-      }
-    }
-    freeze(tools);
-
-    // runs the script's function; its result leaves as JSON text, written before anything else can run
-    return function run(script) {
-      let result;
+      let json;
       try {
-        result = script(tools, console);
-        if (result !== null && (typeof result === "object" || typeof result === "function")
-            && typeof result.then === "function") {
-          return { error: "the script returned a Promise: tool calls are synchronous, so do not use async code or await" };
-        }
-        let json;
-        try {
-          json = stringify(result);
-        } catch (e) {
-          return { error: "the script's result cannot be written as JSON: " + (e && e.message) };
-        }
-        return { json: json === undefined ? null : json };
-      } finally {
-        done = true;
+        json = stringify(result);
+      } catch (e) {
+        return { error: "the script's result cannot be written as JSON: " + (e && e.message) };
       }
-    };
+      return { json: json === undefined ? null : json };
+    } finally {
+      done = true;
+    }
   };
 })

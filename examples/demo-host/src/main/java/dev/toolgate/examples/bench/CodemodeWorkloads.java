@@ -19,19 +19,9 @@ import tools.jackson.databind.JsonNode;
 final class CodemodeWorkloads {
 
     static final int CALLS = 100;
-    /** A durable run of {@value #CALLS} read steps written in Java: codemode's run without JavaScript. */
-    static final String PROGRAM = "bench.hundredReads";
     static final String SCRIPT = "for (let i = 0; i < " + CALLS + "; i++) { tools.bench.ping({}); }\nreturn " + CALLS + ";";
     private static final JsonNode RUN = Json.toTree(Map.of("code", SCRIPT));
     private static final JsonNode EMPTY = Json.toTree(Map.of("code", "return 1;"));
-    /**
-     * How long codemode's path is driven before its first cell in this JVM ({@code -Dbench.codemode-warmup-ms}):
-     * GraalJS runs in the Truffle interpreter on a stock JDK, a large body of Java code that HotSpot takes
-     * tens of seconds to compile; measured from a fresh JVM, a script of 100 reads cost 19 ms of CPU in its
-     * first second, 1.2-1.5 ms after 20 s. A cell's own warm-up (a second) measured that compilation.
-     */
-    private static final Duration WARMUP = Duration.ofMillis(Long.getLong("bench.codemode-warmup-ms", 20_000));
-    private static volatile boolean warm;
 
     /** Where a measured row goes: the benchmark's table. */
     interface Rows {
@@ -54,7 +44,6 @@ final class CodemodeWorkloads {
     /** The script of {@value #CALLS} reads against {@value #CALLS} governed calls, at each thread count. */
     static void scriptVersusCalls(String db, Toolgate gate, Harness harness, int[] threadCounts, CallContext[] ctx, Rows rows)
             throws Exception {
-        warmUp(gate, ctx[0]);
         for (int threads : threadCounts) {
             Harness.Result[] results = harness.compare(threads, t -> {
                 JsonNode outcome = ((Applied) gate.call(ctx[t], Codemode.RUN, RUN)).result();
@@ -72,23 +61,8 @@ final class CodemodeWorkloads {
         }
     }
 
-    /** Drives codemode.run and codemode.test for {@link #WARMUP}, once per JVM, measuring nothing. */
-    static void warmUp(Toolgate gate, CallContext ctx) throws Exception {
-        if (warm) {
-            return;
-        }
-        warm = true;
-        System.out.printf("warming codemode's path up for %d ms ...%n", WARMUP.toMillis());
-        Harness.drive(1, t -> {
-            gate.call(ctx, Codemode.RUN, RUN);
-            gate.call(ctx, Codemode.TEST, EMPTY);
-            return true;
-        }, WARMUP);
-    }
-
     /** One sandbox context: a script that makes no call, against one governed READ call (in-memory, 1 thread). */
     static String contextCost(Toolgate gate, Harness harness, CallContext ctx, Rows rows) throws Exception {
-        warmUp(gate, ctx);
         Harness.Result[] results = harness.compare(1, t -> {
             gate.call(ctx, Codemode.TEST, EMPTY);
             return true;

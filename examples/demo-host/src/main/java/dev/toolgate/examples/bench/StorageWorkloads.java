@@ -66,12 +66,6 @@ final class StorageWorkloads {
                     }
                     return null;
                 })
-                .program(CodemodeWorkloads.PROGRAM, run -> {
-                    for (int call = 0; call < CodemodeWorkloads.CALLS; call++) {
-                        run.call(BenchTools.PING, null);
-                    }
-                    return null;
-                })
                 .programs(Codemode.programs())
                 .build());
     }
