@@ -157,6 +157,20 @@ class SandboxTest {
     }
 
     @Test
+    void aScriptAfterAStoppedOneRunsInItsOwnContextWhateverThreadItGets() {
+        // a stop cancels the script's context; the next script, likely on the pooled thread that was in it,
+        // must run in a context of its own and never meet the cancelled one
+        Sandbox.ToolCaller pausing = (tool, args) -> {
+            throw new IllegalStateException("pause");
+        };
+        for (int i = 0; i < 30; i++) {
+            assertThatThrownBy(() -> run("try { tools.x.y({}); } catch (e) { for (;;) { } }", pausing, "x.y"))
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(returned("return tools.x.y({n: " + i + "});", SandboxTest::echo, "x.y")).isEqualTo("{\"n\":" + i + "}");
+        }
+    }
+
+    @Test
     void noToolCallIsMadeAfterTheScriptReturned() {
         String result = returned("""
                 Promise.resolve().then(() => tools.x.y({late: true}));
