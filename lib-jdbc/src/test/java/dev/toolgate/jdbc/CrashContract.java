@@ -24,8 +24,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +31,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -332,31 +329,6 @@ abstract class CrashContract {
                 gate.close();
                 store.close();
             }
-        }
-    }
-
-    /** The system clock, moved forward by the test so the outcome falls due without a long sleep. */
-    private static final class ShiftedClock extends Clock {
-
-        private final AtomicReference<Duration> shift = new AtomicReference<>(Duration.ZERO);
-
-        void shift(Duration by) {
-            shift.updateAndGet(d -> d.plus(by));
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plus(shift.get());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
         }
     }
 }

@@ -13,11 +13,7 @@ import dev.toolgate.execution.Program;
 import dev.toolgate.json.Json;
 import dev.toolgate.tool.Effect;
 import dev.toolgate.tool.Tool;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -305,31 +301,6 @@ final class FaultRuns {
                             + " %d steps doubled, %d admissions without a logged step, %d paused at the auto-applied step",
                     started, recorded, completed, resumed, interrupted, unrecorded, replays, readsAgain, doubled,
                     chargedUnlogged, pausedAtAutoStep);
-        }
-    }
-
-    /** The system clock, moved forward so the quiet period and the outcome's grace pass without a long sleep. */
-    static final class ShiftedClock extends Clock {
-
-        private final AtomicReference<Duration> shift = new AtomicReference<>(Duration.ZERO);
-
-        void shift(Duration by) {
-            shift.updateAndGet(d -> d.plus(by));
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plus(shift.get());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
         }
     }
 }
